@@ -1,0 +1,256 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Run the functional tests (tests/vm/t-*.sh) against dm-wbthrottle inside a
+# QEMU guest, for one or more Debian kernels. The host cannot load modules,
+# so each kernel boots under TCG with a busybox initramfs that chroots into
+# the host root (read-only, over virtio-9p) and runs tests/vm/guest.sh there.
+#
+# A kernel counts as passed only if the guest wrote OUTDIR/summary with
+# "N passed, 0 failed": a panic, hang, timeout or early exit never writes it.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+usage() {
+	cat <<EOF
+usage: $0 [-k KVER]... [-o OUTDIR] [-n] [-t SECS] [-v] [TEST...]
+  -k KVER   kernel to boot (repeatable; default: every installed Debian
+            kernel with headers, i.e. /lib/modules/6.*-amd64/build)
+  -o OUTDIR results directory (default $repo/build/vm-out/KVER;
+            with several kernels, OUTDIR/KVER)
+  -n        no module: skip the build and insmod (tests the harness only)
+  -t SECS   whole-VM timeout (default \$VM_TIMEOUT or 1200)
+  -v        also stream the guest console to stderr
+  TEST      t-NAME.sh, NAME, or the NAME after a t-NN- prefix
+            (default: every tests/vm/t-*.sh)
+EOF
+	exit "${1:-2}"
+}
+
+kvers=()
+outdir=
+nomod=
+verbose=
+vm_timeout=${VM_TIMEOUT:-1200}
+while getopts k:o:nt:vh opt; do
+	case $opt in
+	k) kvers+=("$OPTARG") ;;
+	o) outdir=$OPTARG ;;
+	n) nomod=1 ;;
+	t) vm_timeout=$OPTARG ;;
+	v) verbose=1 ;;
+	h) usage 0 ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+# Accept t-NAME.sh, a path, NAME, or NAME without the t-NN- ordering prefix.
+resolve_test() {
+	local f
+	for f in "$1" "$here/$1" "$here/t-$1.sh"; do
+		if [ -f "$f" ]; then
+			realpath "$f"
+			return 0
+		fi
+	done
+	set -- "$here"/t-[0-9]*-"$1".sh
+	[ $# = 1 ] && [ -f "$1" ] && echo "$1"
+}
+
+tests=()
+if [ $# = 0 ]; then
+	tests=("$here"/t-*.sh)
+	[ -f "${tests[0]}" ] || { echo "run.sh: no tests in $here" >&2; exit 2; }
+fi
+for t in "$@"; do
+	f=$(resolve_test "$t") || { echo "run.sh: no such test: $t" >&2; exit 2; }
+	tests+=("$f")
+done
+
+if [ ${#kvers[@]} = 0 ]; then
+	for d in /lib/modules/6.*-amd64/build; do
+		d=${d%/build}
+		[ -f "/boot/vmlinuz-${d##*/}" ] && kvers+=("${d##*/}")
+	done
+	[ ${#kvers[@]} -gt 0 ] || { echo "run.sh: no kernels found" >&2; exit 2; }
+fi
+
+for c in qemu-system-x86_64 busybox cpio xz modprobe flock; do
+	command -v "$c" >/dev/null ||
+		{ echo "run.sh: $c missing (sh scripts/install-deps.sh)" >&2; exit 2; }
+done
+
+# Build (or reuse) the initramfs for $kver in $1. It holds busybox, the
+# modules needed to reach the 9p root (decompressed: busybox insmod cannot
+# read .ko.xz) in dependency order, and initramfs-init.sh as /init.
+build_initramfs() {
+	local dir=$1 m ko fp stage a
+	local -a mods=()
+	for m in 9pnet_virtio virtio_pci 9p; do
+		while read -r a ko _; do
+			[ "$a" = insmod ] && mods+=("$ko")
+		done < <(modprobe -S "$kver" --show-depends "$m")
+	done
+	# --show-depends repeats shared dependencies; keep the first of each.
+	mapfile -t mods < <(printf '%s\n' "${mods[@]}" | awk '!seen[$0]++')
+
+	fp=$({
+		echo "initramfs v1"
+		sha256sum "$(command -v busybox)" "$here/initramfs-init.sh"
+		for ko in "${mods[@]}"; do stat -c '%n %s %Y' "$ko"; done
+	} | sha256sum)
+	if [ -f "$dir/initramfs.cpio" ] && [ "$(cat "$dir/inputs" 2>/dev/null)" = "$fp" ]; then
+		return 0
+	fi
+
+	stage=$(mktemp -d)
+	mkdir -p "$stage"/{bin,dev,proc,newroot,lib/modules}
+	cp "$(command -v busybox)" "$stage/bin/busybox"
+	for a in sh mount mkdir insmod chroot sync poweroff; do
+		ln -s busybox "$stage/bin/$a"
+	done
+	for ko in "${mods[@]}"; do
+		m=${ko##*/}
+		case $ko in
+		*.xz) m=${m%.xz}; xz -dc "$ko" >"$stage/lib/modules/$m" ;;
+		*) cp "$ko" "$stage/lib/modules/$m" ;;
+		esac
+		echo "$m" >>"$stage/modules.list"
+	done
+	install -m 755 "$here/initramfs-init.sh" "$stage/init"
+	# Without /dev/console the kernel starts /init with no stdio.
+	mknod "$stage/dev/console" c 5 1 2>/dev/null || true
+	(cd "$stage" && find . | LC_ALL=C sort |
+		cpio -o -H newc -R 0:0 --quiet) >"$dir/initramfs.cpio.tmp"
+	rm -rf "$stage"
+	mv "$dir/initramfs.cpio.tmp" "$dir/initramfs.cpio"
+	echo "$fp" >"$dir/inputs"
+}
+
+# prefix: prefix every line of stdin with the kernel version.
+prefix() {
+	local line
+	while IFS= read -r line; do
+		printf '[%s] %s\n' "$kver" "${line%$'\r'}"
+	done
+}
+
+# Run the suite on one kernel; returns non-zero unless it fully passed.
+run_kernel() {
+	local kver=$1 out=$2 vmdir=$repo/build/vm/$1 ko= tmp qpid qrc=0 t0 t
+	local kernel=/boot/vmlinuz-$kver summary running reason
+	local -a qemu names=()
+
+	[ -f "$kernel" ] || { echo "FAIL vm: no $kernel" | prefix; return 1; }
+	mkdir -p "$vmdir" "$out"
+
+	# One build at a time per kernel; concurrent runs share build/.
+	exec {lock}>"$vmdir/lock"
+	flock "$lock"
+	if [ -z "$nomod" ]; then
+		if ! make -C "$repo" "build/$kver/dm_wbthrottle.ko" >"$out/build.log" 2>&1; then
+			echo "FAIL build: make build/$kver/dm_wbthrottle.ko (see $out/build.log)" | prefix
+			tail -n 20 "$out/build.log" | prefix
+			exec {lock}>&-
+			return 1
+		fi
+		# The guest loads this copy, so a rebuild during the run cannot
+		# change what is under test.
+		cp "$repo/build/$kver/dm_wbthrottle.ko" "$out/dm_wbthrottle.ko"
+		ko=/run/vm-out/dm_wbthrottle.ko
+	fi
+	build_initramfs "$vmdir"
+	exec {lock}>&-
+
+	# One VM at a time per results directory.
+	exec {lock}>"$out/.lock"
+	flock "$lock"
+	rm -rf "$out/tests" "$out/results" "$out/summary" "$out/running" \
+		"$out/console.log" "$out/dmesg.log" "$out/vm.conf"
+	mkdir "$out/tests"
+	: >"$out/results"
+
+	for t in "${tests[@]}"; do
+		t=${t##*/t-}
+		names+=("${t%.sh}")
+	done
+	{
+		printf 'VM_GUEST=%q\n' "$here/guest.sh"
+		printf 'VM_KVER=%q\n' "$kver"
+		printf 'VM_KO=%q\n' "$ko"
+		printf 'VM_TEST_TIMEOUT=%q\n' "${VM_TEST_TIMEOUT:-300}"
+		printf 'VM_TESTS=(%s)\n' "$(printf '%q ' "${tests[@]}")"
+	} >"$out/vm.conf"
+
+	# Sparse backing files for the NVMe and virtio-scsi disks.
+	tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/wbt-vm.XXXXXX")
+	truncate -s "${VM_DISK_MB:-1024}M" "$tmp/nvme.img" "$tmp/scsi.img"
+
+	qemu=(qemu-system-x86_64 -m 2G -smp 2 -nographic -no-reboot -nic none
+		-cpu "${VM_CPU:-qemu64}"
+		-kernel "$kernel" -initrd "$vmdir/initramfs.cpio"
+		-append "console=ttyS0 panic=-1 panic_on_oops=1 printk.devkmsg=on ${VM_APPEND:-}"
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+		-virtfs "local,path=$out,mount_tag=vmout,security_model=none,multidevs=remap"
+		-drive "file=$tmp/nvme.img,if=none,id=nv0,format=raw,discard=unmap${VM_NVME_OPTS:+,$VM_NVME_OPTS}"
+		-device nvme,serial=wbt0,drive=nv0
+		-drive "file=$tmp/scsi.img,if=none,id=sd0,format=raw,discard=unmap${VM_SCSI_OPTS:+,$VM_SCSI_OPTS}"
+		-device virtio-scsi-pci,id=scsi0
+		-device scsi-hd,bus=scsi0.0,drive=sd0,serial=wbt1)
+	# shellcheck disable=SC2206 # VM_QEMU_ARGS is split on purpose
+	qemu+=(${VM_QEMU_ARGS:-})
+
+	t0=$SECONDS
+	timeout -k 10 "$vm_timeout" "${qemu[@]}" </dev/null >"$out/console.log" 2>&1 &
+	qpid=$!
+	if [ -n "$verbose" ]; then
+		tail -n +1 -F -s 0.2 --pid="$qpid" "$out/console.log" >&2 &
+	fi
+	tail -n +1 -F -s 0.2 --pid="$qpid" "$out/results" 2>/dev/null | prefix
+	wait "$qpid" || qrc=$?
+	wait
+	rm -rf "$tmp"
+	t=$((SECONDS - t0))
+
+	summary=$(cat "$out/summary" 2>/dev/null || true)
+	if [[ $summary =~ ^[0-9]+\ passed,\ 0\ failed ]]; then
+		echo "vm: ok in ${t}s, logs in $out" | prefix
+		exec {lock}>&-
+		return 0
+	fi
+	if [ -z "$summary" ]; then
+		running=$(cat "$out/running" 2>/dev/null || true)
+		if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+			reason="timed out after ${vm_timeout}s"
+		elif grep -q 'Kernel panic' "$out/console.log"; then
+			reason="kernel panic"
+		else
+			reason="stopped without a success signal (qemu status $qrc)"
+		fi
+		echo "FAIL ${running:-vm}: VM $reason" | prefix
+		echo "--- last lines of $out/console.log" | prefix
+		tail -n 40 "$out/console.log" | prefix
+	fi
+	echo "vm: FAILED in ${t}s, logs in $out" | prefix
+	exec {lock}>&-
+	return 1
+}
+
+# Kill the VM (and the tails) if the host side is interrupted.
+trap 'trap - EXIT; kill 0 2>/dev/null' INT TERM
+
+rc=0
+for kver in "${kvers[@]}"; do
+	if [ -z "$outdir" ]; then
+		o=$repo/build/vm-out/$kver
+	elif [ ${#kvers[@]} = 1 ]; then
+		o=$outdir
+	else
+		o=$outdir/$kver
+	fi
+	o=$(realpath -m "$o")
+	run_kernel "$kver" "$o" || rc=1
+done
+exit "$rc"

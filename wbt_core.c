@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wbt_core: classification, depth limits, hold queues and release rules of
+ * dm-wbthrottle. See wbt_core.h for the model. No kernel headers here.
+ */
+#include "wbt_core.h"
+
+static const char * const kind_names[WBT_NR_KINDS] = {
+	[WBT_K_READ] = "read",
+	[WBT_K_BG] = "bg",
+	[WBT_K_NORMAL] = "normal",
+	[WBT_K_SYNC] = "sync",
+	[WBT_K_RECLAIM] = "reclaim",
+	[WBT_K_DIRECT] = "direct",
+	[WBT_K_DISCARD] = "discard",
+	[WBT_K_FLUSH] = "flush",
+	[WBT_K_OTHER] = "other",
+};
+
+static const char * const queue_names[WBT_NR_QUEUES] = {
+	[WBT_Q_RECLAIM] = "reclaim",
+	[WBT_Q_SYNC] = "sync",
+	[WBT_Q_NORMAL] = "normal",
+	[WBT_Q_BG] = "bg",
+	[WBT_Q_DISCARD] = "discard",
+};
+
+static const char * const wc_policy_names[WBT_NR_WC_POLICIES] = {
+	[WBT_WC_DRAIN] = "drain",
+	[WBT_WC_DELAY] = "delay",
+	[WBT_WC_OFF] = "off",
+};
+
+static const enum wbt_counter queue_counter[WBT_NR_QUEUES] = {
+	[WBT_Q_RECLAIM] = WBT_C_RECLAIM,
+	[WBT_Q_SYNC] = WBT_C_WB,
+	[WBT_Q_NORMAL] = WBT_C_WB,
+	[WBT_Q_BG] = WBT_C_WB,
+	[WBT_Q_DISCARD] = WBT_C_DISCARD,
+};
+
+const char *wbt_kind_name(enum wbt_kind kind)
+{
+	return kind < WBT_NR_KINDS ? kind_names[kind] : "?";
+}
+
+const char *wbt_queue_name(enum wbt_queue q)
+{
+	return q < WBT_NR_QUEUES ? queue_names[q] : "none";
+}
+
+const char *wbt_wc_policy_name(enum wbt_wc_policy p)
+{
+	return p < WBT_NR_WC_POLICIES ? wc_policy_names[p] : "?";
+}
+
+/* ---- classification ---------------------------------------------------- */
+
+enum wbt_kind wbt_classify(unsigned int f)
+{
+	if (f & WBT_F_READ)
+		return WBT_K_READ;
+	if (f & WBT_F_DISCARD)
+		return WBT_K_DISCARD;
+	if (!(f & WBT_F_WRITE))
+		return WBT_K_OTHER;
+	if ((f & WBT_F_PREFLUSH) && (f & WBT_F_EMPTY))
+		return WBT_K_FLUSH;
+	if (f & (WBT_F_SWAP | WBT_F_RECLAIMER))
+		return WBT_K_RECLAIM;
+	if ((f & (WBT_F_SYNC | WBT_F_IDLE)) == (WBT_F_SYNC | WBT_F_IDLE))
+		return WBT_K_DIRECT;
+	if (f & (WBT_F_SYNC | WBT_F_META | WBT_F_PRIO | WBT_F_FUA))
+		return WBT_K_SYNC;
+	if (f & WBT_F_BACKGROUND)
+		return WBT_K_BG;
+	return WBT_K_NORMAL;
+}
+
+enum wbt_queue wbt_kind_queue(enum wbt_kind kind)
+{
+	switch (kind) {
+	case WBT_K_RECLAIM:
+		return WBT_Q_RECLAIM;
+	case WBT_K_SYNC:
+		return WBT_Q_SYNC;
+	case WBT_K_NORMAL:
+		return WBT_Q_NORMAL;
+	case WBT_K_BG:
+		return WBT_Q_BG;
+	case WBT_K_DISCARD:
+		return WBT_Q_DISCARD;
+	default:
+		return WBT_Q_NONE;
+	}
+}
+
+static bool queue_gated(enum wbt_queue q)
+{
+	return q == WBT_Q_NORMAL || q == WBT_Q_BG || q == WBT_Q_DISCARD;
+}
+
+/* ---- limits -------------------------------------------------------------- */
+
+/* Upstream's rq_depth_calc_max_depth(), on our own fields. */
+static unsigned int calc_step_depth(struct wbt_core *c)
+{
+	unsigned int qd = c->queue_depth ? c->queue_depth : 1;
+	unsigned int depth, maxd;
+	int step = c->scale_step;
+
+	c->scaled_max = false;
+	if (qd == 1) {
+		if (step > 0)
+			return 1;
+		c->scaled_max = true;
+		return 2;
+	}
+	depth = qd < WBT_DEF_DEPTH ? qd : WBT_DEF_DEPTH;
+	if (step > 0)
+		return 1 + ((depth - 1) >> (step < 31 ? step : 31));
+	if (step == 0)
+		return depth;
+	maxd = 3 * qd / 4;
+	if (maxd < 1)
+		maxd = 1;
+	if (-step < 20)
+		depth = 1 + ((depth - 1) << -step);
+	else
+		depth = maxd;
+	if (depth >= maxd) {
+		c->scaled_max = true;
+		depth = maxd;
+	}
+	return depth;
+}
+
+void wbt_update_limits(struct wbt_core *c)
+{
+	u64 max;
+
+	if (c->cfg.depth) {
+		max = c->cfg.depth;
+		c->scaled_max = true;
+	} else {
+		max = calc_step_depth(c);
+		max = max * c->cfg.wb_percent / 100;
+		if (max > WBT_MAX_DEPTH)
+			max = WBT_MAX_DEPTH;
+	}
+	if (max < 1)
+		max = 1;
+	c->max_depth = max;
+	if (max <= 2) {
+		c->wb_normal = max;
+		c->wb_background = 1;
+	} else {
+		c->wb_normal = (max + 1) / 2;
+		c->wb_background = (max + 3) / 4;
+	}
+	/* New limits: let the dispatcher look again. */
+	c->open[WBT_C_WB] = true;
+	c->open[WBT_C_DISCARD] = true;
+}
+
+static bool throttling(const struct wbt_core *c)
+{
+	return c->cfg.enabled && c->holding;
+}
+
+static bool close_io(const struct wbt_core *c, const struct wbt_now *now)
+{
+	return now->ns - c->last_other_ns < WBT_CLOSE_IO_NSEC;
+}
+
+unsigned int wbt_limit(const struct wbt_core *c, enum wbt_queue q,
+		       const struct wbt_now *now)
+{
+	if (!throttling(c))
+		return UINT_MAX;
+	switch (q) {
+	case WBT_Q_RECLAIM:
+	case WBT_Q_SYNC:
+		return c->max_depth;
+	case WBT_Q_DISCARD:
+		return c->wb_background;
+	default:
+		break;
+	}
+	if (now->dirty_wait)
+		return c->max_depth;
+	if (q == WBT_Q_BG || close_io(c, now))
+		return c->wb_background;
+	return c->wb_normal;
+}
+
+/* The write cache rule in force for gated queues right now. */
+static enum wbt_wc_policy wc_rule(const struct wbt_core *c,
+				  const struct wbt_now *now)
+{
+	if (!c->wc || now->dirty_wait)
+		return WBT_WC_OFF;
+	return c->cfg.wc_policy;
+}
+
+/* Delay policy: nanoseconds until a gated queue may issue again, or 0. */
+static u64 delay_left(const struct wbt_core *c, enum wbt_queue q,
+		      const struct wbt_now *now)
+{
+	u64 delay = (u64)c->cfg.cache_delay_usec * 1000;
+	u64 since = now->ns - c->last_gated_ns;
+
+	if (!throttling(c) || !queue_gated(q) ||
+	    wc_rule(c, now) != WBT_WC_DELAY)
+		return 0;
+	return since < delay ? delay - since : 0;
+}
+
+static bool under_limit(const struct wbt_core *c, enum wbt_queue q,
+			const struct wbt_now *now)
+{
+	return c->inflight[queue_counter[q]] < wbt_limit(c, q, now);
+}
+
+static void take_slot(struct wbt_core *c, enum wbt_queue q,
+		      const struct wbt_now *now)
+{
+	c->inflight[queue_counter[q]]++;
+	if (++c->q_inflight[q] > c->stats.hwm[q])
+		c->stats.hwm[q] = c->q_inflight[q];
+	if (queue_gated(q))
+		c->last_gated_ns = now->ns;
+}
+
+/* Is anything of this or a stronger queue on the same counter held? */
+static bool held_ahead(const struct wbt_core *c, enum wbt_queue q)
+{
+	enum wbt_queue p;
+
+	for (p = 0; p <= q; p++)
+		if (queue_counter[p] == queue_counter[q] && c->queued[p])
+			return true;
+	return false;
+}
+
+/* ---- the three events: map, dispatch, done -------------------------------- */
+
+/* A bio arrives. True: issue it now. False: the caller holds it in queue
+ * wbt_kind_queue(kind) and issues it when wbt_dispatch() names that queue.
+ */
+bool wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_now *now)
+{
+	enum wbt_queue q = wbt_kind_queue(kind);
+
+	if (kind < WBT_NR_KINDS)
+		c->stats.kind[kind]++;
+	if (kind == WBT_K_READ || kind == WBT_K_DIRECT)
+		c->last_other_ns = now->ns;
+	if (q == WBT_Q_NONE)
+		return true;
+	if (!held_ahead(c, q) && under_limit(c, q, now) &&
+	    !delay_left(c, q, now)) {
+		take_slot(c, q, now);
+		return true;
+	}
+	c->queued[q]++;
+	c->stats.throttled[q]++;
+	return false;
+}
+
+static bool gate_closed(const struct wbt_core *c, enum wbt_queue q,
+			const struct wbt_now *now)
+{
+	if (!throttling(c) || !queue_gated(q))
+		return false;
+	if (wc_rule(c, now) == WBT_WC_DELAY)
+		return false;
+	return !c->open[queue_counter[q]];
+}
+
+/*
+ * Pick the queue whose head may be issued now, and take its slot; the
+ * caller pops that queue's head and issues it. -1: nothing may go now; if
+ * *wait_ns is then nonzero, call again after that long.
+ */
+int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now, u64 *wait_ns)
+{
+	bool blocked[WBT_NR_COUNTERS] = { false };
+	enum wbt_queue q;
+	u64 left;
+
+	*wait_ns = 0;
+	for (q = 0; q < WBT_NR_QUEUES; q++) {
+		enum wbt_counter ctr = queue_counter[q];
+
+		if (!c->queued[q] || blocked[ctr])
+			continue;
+		blocked[ctr] = true;
+		if (gate_closed(c, q, now) || !under_limit(c, q, now))
+			continue;
+		left = delay_left(c, q, now);
+		if (left) {
+			if (!*wait_ns || left < *wait_ns)
+				*wait_ns = left;
+			continue;
+		}
+		c->queued[q]--;
+		take_slot(c, q, now);
+		return q;
+	}
+	/* Whoever could not go waits for the next release decision. */
+	c->open[WBT_C_WB] = false;
+	c->open[WBT_C_DISCARD] = false;
+	return -1;
+}
+
+static bool gated_waiting(const struct wbt_core *c, enum wbt_counter ctr)
+{
+	enum wbt_queue q;
+
+	for (q = 0; q < WBT_NR_QUEUES; q++)
+		if (queue_gated(q) && queue_counter[q] == ctr && c->queued[q])
+			return true;
+	return false;
+}
+
+/* Release rule for the gated queues after a completion on counter ctr. */
+static bool release_gated(struct wbt_core *c, enum wbt_counter ctr,
+			  const struct wbt_now *now)
+{
+	unsigned int n = c->inflight[ctr];
+	unsigned int limit, batch;
+
+	if (!throttling(c))
+		return true;
+	switch (ctr == WBT_C_WB ? wc_rule(c, now) : WBT_WC_OFF) {
+	case WBT_WC_DELAY:
+		return true;	/* wbt_dispatch() keeps the pace */
+	case WBT_WC_DRAIN:
+		limit = 0;
+		break;
+	default:
+		limit = ctr == WBT_C_WB ? c->wb_normal : c->wb_background;
+		break;
+	}
+	if (n && n >= limit)
+		return false;
+	batch = c->wb_background / 2;
+	if (n && limit - n < (batch ? batch : 1))
+		return false;
+	c->open[ctr] = true;
+	return true;
+}
+
+/*
+ * A bio of this kind completed (only call it for bios that wbt_map() or
+ * wbt_dispatch() let go). True: run the dispatcher.
+ */
+bool wbt_done(struct wbt_core *c, enum wbt_kind kind, const struct wbt_now *now)
+{
+	enum wbt_queue q = wbt_kind_queue(kind);
+	enum wbt_counter ctr;
+	bool kick = false;
+	enum wbt_queue p;
+
+	if (kind == WBT_K_READ || kind == WBT_K_DIRECT)
+		c->last_other_ns = now->ns;
+	if (q == WBT_Q_NONE)
+		return false;
+	ctr = queue_counter[q];
+	if (c->inflight[ctr])
+		c->inflight[ctr]--;
+	if (c->q_inflight[q])
+		c->q_inflight[q]--;
+	for (p = 0; p < WBT_NR_QUEUES; p++)
+		if (!queue_gated(p) && queue_counter[p] == ctr &&
+		    c->queued[p] && under_limit(c, p, now))
+			kick = true;
+	if (gated_waiting(c, ctr) && release_gated(c, ctr, now))
+		kick = true;
+	return kick;
+}
+
+void wbt_note_held(struct wbt_core *c, u64 held_ns)
+{
+	c->stats.held_ns += held_ns;
+	if (held_ns > c->stats.held_max_ns)
+		c->stats.held_max_ns = held_ns;
+}
+
+bool wbt_idle(const struct wbt_core *c)
+{
+	int i;
+
+	for (i = 0; i < WBT_NR_COUNTERS; i++)
+		if (c->inflight[i])
+			return false;
+	for (i = 0; i < WBT_NR_QUEUES; i++)
+		if (c->queued[i])
+			return false;
+	return true;
+}
+
+/* Nothing in flight on the counter queue q uses: no completion will come. */
+bool wbt_counter_idle(const struct wbt_core *c, enum wbt_queue q)
+{
+	return q >= WBT_NR_QUEUES || !c->inflight[queue_counter[q]];
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+void wbt_init(struct wbt_core *c, const struct wbt_config *cfg,
+	      unsigned int queue_depth, bool wc)
+{
+	memset(c, 0, sizeof(*c));
+	c->cfg = *cfg;
+	c->holding = true;
+	c->queue_depth = queue_depth;
+	c->wc = wc;
+	wbt_update_limits(c);
+}
+
+void wbt_set_config(struct wbt_core *c, const struct wbt_config *cfg)
+{
+	c->cfg = *cfg;
+	c->scale_step = 0;
+	wbt_update_limits(c);
+}
+
+/* The lower device may change its depth or cache; true if it did. */
+bool wbt_set_device(struct wbt_core *c, unsigned int queue_depth, bool wc)
+{
+	if (c->queue_depth == queue_depth && c->wc == wc)
+		return false;
+	if (c->queue_depth != queue_depth) {
+		c->queue_depth = queue_depth;
+		c->scale_step = 0;
+	}
+	c->wc = wc;
+	wbt_update_limits(c);
+	return true;
+}
+
+void wbt_set_holding(struct wbt_core *c, bool holding)
+{
+	c->holding = holding;
+	wbt_update_limits(c);
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+void wbt_config_default(struct wbt_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->enabled = true;
+	cfg->wb_percent = WBT_DEF_WB_PERCENT;
+	cfg->depth = 0;
+	cfg->wc_policy = WBT_WC_DRAIN;
+	cfg->cache_delay_usec = WBT_DEF_CACHE_DELAY_USEC;
+}
+
+/* Strict decimal: digits only, no sign, no overflow, within [min, max]. */
+static int parse_uint(const char *s, unsigned int min, unsigned int max,
+		      unsigned int *out)
+{
+	u64 v = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (unsigned int)(*s - '0');
+		if (v > max)
+			return -1;
+	}
+	if (v < min)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int set_depth(struct wbt_config *cfg, const char *val)
+{
+	if (!strcmp(val, "auto")) {
+		cfg->depth = 0;
+		return 0;
+	}
+	return parse_uint(val, 1, WBT_MAX_DEPTH, &cfg->depth);
+}
+
+static int set_wc_policy(struct wbt_config *cfg, const char *val)
+{
+	int p;
+
+	for (p = 0; p < WBT_NR_WC_POLICIES; p++) {
+		if (!strcmp(val, wc_policy_names[p])) {
+			cfg->wc_policy = p;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Set one option from its text. 0 on success; otherwise -1, cfg unchanged
+ * and *err says what to fix.
+ */
+int wbt_config_set(struct wbt_config *cfg, const char *key, const char *val,
+		   const char **err)
+{
+	struct wbt_config n = *cfg;
+	unsigned int v;
+	int opt, r;
+
+	if (!key || !val) {
+		*err = "option needs a key and a value";
+		return -1;
+	}
+	if (!strcmp(key, "enable")) {
+		opt = WBT_O_ENABLE;
+		r = parse_uint(val, 0, 1, &v);
+		n.enabled = v;
+		*err = "enable takes 0 or 1";
+	} else if (!strcmp(key, "wb_percent")) {
+		opt = WBT_O_WB_PERCENT;
+		r = parse_uint(val, 1, WBT_MAX_WB_PERCENT, &n.wb_percent);
+		*err = "wb_percent takes 1 to 1000";
+	} else if (!strcmp(key, "depth")) {
+		opt = WBT_O_DEPTH;
+		r = set_depth(&n, val);
+		*err = "depth takes auto or 1 to 65536";
+	} else if (!strcmp(key, "wc_policy")) {
+		opt = WBT_O_WC_POLICY;
+		r = set_wc_policy(&n, val);
+		*err = "wc_policy takes drain, delay or off";
+	} else if (!strcmp(key, "cache_delay_us")) {
+		opt = WBT_O_CACHE_DELAY;
+		r = parse_uint(val, 0, WBT_MAX_CACHE_DELAY_USEC,
+			       &n.cache_delay_usec);
+		*err = "cache_delay_us takes 0 to 1000000";
+	} else {
+		*err = "unknown option (enable, wb_percent, depth, wc_policy, cache_delay_us)";
+		return -1;
+	}
+	if (r)
+		return -1;
+	n.set_mask |= 1u << opt;
+	*cfg = n;
+	*err = NULL;
+	return 0;
+}
+
+unsigned int wbt_config_nr_args(const struct wbt_config *cfg)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < WBT_NR_OPTS; i++)
+		if (cfg->set_mask & (1u << i))
+			n += 2;
+	return n;
+}
+
+/* Append to buf at *pos; output that does not fit is cut, never overrun. */
+static __printf(4, 5) void emit(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (*pos >= len)
+		return;
+	va_start(ap, fmt);
+	r = vsnprintf(buf + *pos, len - *pos, fmt, ap);
+	va_end(ap);
+	if (r > 0)
+		*pos += (size_t)r < len - *pos ? (size_t)r : len - *pos - 1;
+}
+
+/* The options that were set, as "key value" pairs separated by spaces. */
+int wbt_config_format(const struct wbt_config *cfg, char *buf, size_t len)
+{
+	unsigned int m = cfg->set_mask;
+	size_t pos = 0;
+
+	if (len)
+		buf[0] = 0;
+	if (m & (1u << WBT_O_ENABLE))
+		emit(buf, len, &pos, " enable %u", cfg->enabled ? 1 : 0);
+	if (m & (1u << WBT_O_WB_PERCENT))
+		emit(buf, len, &pos, " wb_percent %u", cfg->wb_percent);
+	if ((m & (1u << WBT_O_DEPTH)) && cfg->depth)
+		emit(buf, len, &pos, " depth %u", cfg->depth);
+	if ((m & (1u << WBT_O_DEPTH)) && !cfg->depth)
+		emit(buf, len, &pos, " depth auto");
+	if (m & (1u << WBT_O_WC_POLICY))
+		emit(buf, len, &pos, " wc_policy %s",
+		     wc_policy_names[cfg->wc_policy]);
+	if (m & (1u << WBT_O_CACHE_DELAY))
+		emit(buf, len, &pos, " cache_delay_us %u",
+		     cfg->cache_delay_usec);
+	return pos;
+}
+
+/* The INFO status: key=value fields, in an append-only order (README). */
+int wbt_format_status(const struct wbt_core *c, char *buf, size_t len)
+{
+	const struct wbt_stats *s = &c->stats;
+	size_t pos = 0;
+	int i;
+
+	if (len)
+		buf[0] = 0;
+	emit(buf, len, &pos,
+	     "enabled=%d holding=%d qd=%u wc=%d wc_policy=%s depth_mode=%s",
+	     c->cfg.enabled, c->holding, c->queue_depth, c->wc,
+	     wc_policy_names[c->cfg.wc_policy],
+	     c->cfg.depth ? "fixed" : "auto");
+	emit(buf, len, &pos, " max=%u normal=%u background=%u step=%d",
+	     c->max_depth, c->wb_normal, c->wb_background, c->scale_step);
+	for (i = 0; i < WBT_NR_QUEUES; i++)
+		emit(buf, len, &pos,
+		     " %s_inflight=%u %s_queued=%u %s_hwm=%u %s_throttled=%llu",
+		     queue_names[i], c->q_inflight[i], queue_names[i],
+		     c->queued[i], queue_names[i], s->hwm[i], queue_names[i],
+		     (unsigned long long)s->throttled[i]);
+	emit(buf, len, &pos, " held_ns=%llu held_max_ns=%llu",
+	     (unsigned long long)s->held_ns,
+	     (unsigned long long)s->held_max_ns);
+	for (i = 0; i < WBT_NR_KINDS; i++)
+		emit(buf, len, &pos, " n_%s=%llu", kind_names[i],
+		     (unsigned long long)s->kind[i]);
+	return pos;
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * wbt_core: the writeback throttling logic of dm-wbthrottle, free of kernel
+ * headers so that it is unit-tested in user space.
+ *
+ * Every bio is sorted into a kind (wbt_classify). Reads, O_DIRECT writes and
+ * flushes are never held. Tracked writes go to one of five queues, strongest
+ * first: reclaim, sync, normal, background, discard. Reclaim, discard and
+ * the three writeback queues each share one in-flight counter; a queue may
+ * add to its counter only while the counter is below the queue's limit:
+ *
+ *	reclaim, sync			max_depth
+ *	any writeback, dirtier waiting	max_depth
+ *	background, or reads recently	wb_background
+ *	normal				wb_normal
+ *	discard				wb_background
+ *
+ * Limits derive from the lower queue depth as upstream blk-wbt does
+ * (16 at step 0, halved per positive step, doubled per negative step up to
+ * 3/4 of the queue depth), scaled by wb_percent.
+ *
+ * The normal, background and discard queues are "gated": held bios are let
+ * go in batches. Without a volatile write cache the gate opens when enough
+ * slots are free (upstream's wb_normal rule); with one, either only when the
+ * counter drains to zero (policy "drain", upstream), or one bio per
+ * cache_delay (policy "delay", the 2016 patch set's rule).
+ *
+ * The caller holds one lock around every call; nothing here sleeps.
+ */
+#ifndef WBT_CORE_H
+#define WBT_CORE_H
+
+#include "wbt_shim.h"
+
+/* What a bio is, for counting and for choosing its queue. */
+enum wbt_kind {
+	WBT_K_READ,
+	WBT_K_BG,		/* REQ_BACKGROUND writeback */
+	WBT_K_NORMAL,		/* other buffered writes */
+	WBT_K_SYNC,		/* WB_SYNC_ALL / fsync, META, PRIO, FUA */
+	WBT_K_RECLAIM,		/* swap, kswapd, a task in reclaim */
+	WBT_K_DIRECT,		/* REQ_SYNC|REQ_IDLE: O_DIRECT, journals */
+	WBT_K_DISCARD,
+	WBT_K_FLUSH,		/* empty PREFLUSH */
+	WBT_K_OTHER,		/* write zeroes, secure erase, ... */
+	WBT_NR_KINDS
+};
+
+/* Hold queues, strongest first. */
+enum wbt_queue {
+	WBT_Q_RECLAIM,
+	WBT_Q_SYNC,
+	WBT_Q_NORMAL,
+	WBT_Q_BG,
+	WBT_Q_DISCARD,
+	WBT_NR_QUEUES,
+	WBT_Q_NONE = WBT_NR_QUEUES,	/* not tracked: passes at once */
+};
+
+/* In-flight counters shared by queues. */
+enum wbt_counter {
+	WBT_C_RECLAIM,
+	WBT_C_WB,
+	WBT_C_DISCARD,
+	WBT_NR_COUNTERS
+};
+
+/* Request flags, translated from REQ_* by the glue. */
+enum wbt_flag {
+	WBT_F_WRITE	= 1u << 0,	/* REQ_OP_WRITE */
+	WBT_F_READ	= 1u << 1,	/* REQ_OP_READ */
+	WBT_F_DISCARD	= 1u << 2,	/* REQ_OP_DISCARD */
+	WBT_F_SYNC	= 1u << 3,
+	WBT_F_IDLE	= 1u << 4,
+	WBT_F_META	= 1u << 5,
+	WBT_F_PRIO	= 1u << 6,
+	WBT_F_FUA	= 1u << 7,
+	WBT_F_PREFLUSH	= 1u << 8,
+	WBT_F_BACKGROUND = 1u << 9,
+	WBT_F_SWAP	= 1u << 10,
+	WBT_F_RECLAIMER	= 1u << 11,	/* submitted by kswapd or in reclaim */
+	WBT_F_EMPTY	= 1u << 12,	/* no data */
+};
+
+enum wbt_wc_policy {
+	WBT_WC_DRAIN,		/* write cache: let go only when drained */
+	WBT_WC_DELAY,		/* write cache: one bio per cache_delay */
+	WBT_WC_OFF,		/* ignore the write cache */
+	WBT_NR_WC_POLICIES
+};
+
+enum {
+	WBT_DEF_DEPTH = 16,			/* max_depth at step 0 */
+	WBT_CLOSE_IO_NSEC = 100 * 1000 * 1000,	/* "reads recently" */
+	WBT_DEF_CACHE_DELAY_USEC = 10000,
+	WBT_DEF_WB_PERCENT = 100,
+	WBT_MAX_WB_PERCENT = 1000,
+	WBT_MAX_DEPTH = 65536,
+	WBT_MAX_CACHE_DELAY_USEC = 1000000,
+};
+
+/* Which options were given explicitly, so the table line repeats them. */
+enum wbt_opt {
+	WBT_O_ENABLE,
+	WBT_O_WB_PERCENT,
+	WBT_O_DEPTH,
+	WBT_O_WC_POLICY,
+	WBT_O_CACHE_DELAY,
+	WBT_NR_OPTS
+};
+
+struct wbt_config {
+	bool enabled;
+	unsigned int wb_percent;	/* % of the derived depths */
+	unsigned int depth;		/* fixed max_depth, 0 = auto */
+	enum wbt_wc_policy wc_policy;
+	unsigned int cache_delay_usec;
+	unsigned int set_mask;		/* 1 << enum wbt_opt */
+};
+
+struct wbt_stats {
+	u64 kind[WBT_NR_KINDS];		/* bios seen per kind */
+	u64 throttled[WBT_NR_QUEUES];	/* bios that had to wait */
+	u64 held_ns;			/* total time bios waited */
+	u64 held_max_ns;		/* longest wait */
+	unsigned int hwm[WBT_NR_QUEUES];	/* most in flight at once */
+};
+
+struct wbt_core {
+	struct wbt_config cfg;
+	bool holding;			/* false while suspending */
+
+	/* the lower device */
+	unsigned int queue_depth;
+	bool wc;
+
+	/* limits, derived by wbt_update_limits() */
+	int scale_step;
+	bool scaled_max;
+	unsigned int max_depth;
+	unsigned int wb_normal;
+	unsigned int wb_background;
+
+	unsigned int inflight[WBT_NR_COUNTERS];
+	unsigned int q_inflight[WBT_NR_QUEUES];
+	unsigned int queued[WBT_NR_QUEUES];
+	bool open[WBT_NR_COUNTERS];	/* gate of the gated queues */
+	u64 last_other_ns;		/* last read issue or completion */
+	u64 last_gated_ns;		/* last gated dispatch (delay policy) */
+
+	struct wbt_stats stats;
+};
+
+/* Per-call context the glue samples: time and "a dirtier is throttled". */
+struct wbt_now {
+	u64 ns;
+	bool dirty_wait;
+};
+
+void wbt_config_default(struct wbt_config *cfg);
+int wbt_config_set(struct wbt_config *cfg, const char *key, const char *val,
+		   const char **err);
+int wbt_config_format(const struct wbt_config *cfg, char *buf, size_t len);
+unsigned int wbt_config_nr_args(const struct wbt_config *cfg);
+
+void wbt_init(struct wbt_core *c, const struct wbt_config *cfg,
+	      unsigned int queue_depth, bool wc);
+void wbt_set_config(struct wbt_core *c, const struct wbt_config *cfg);
+bool wbt_set_device(struct wbt_core *c, unsigned int queue_depth, bool wc);
+void wbt_set_holding(struct wbt_core *c, bool holding);
+void wbt_update_limits(struct wbt_core *c);
+
+enum wbt_kind wbt_classify(unsigned int flags);
+enum wbt_queue wbt_kind_queue(enum wbt_kind kind);
+unsigned int wbt_limit(const struct wbt_core *c, enum wbt_queue q,
+		       const struct wbt_now *now);
+
+bool wbt_map(struct wbt_core *c, enum wbt_kind kind,
+	     const struct wbt_now *now);
+int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now, u64 *wait_ns);
+bool wbt_done(struct wbt_core *c, enum wbt_kind kind,
+	      const struct wbt_now *now);
+void wbt_note_held(struct wbt_core *c, u64 held_ns);
+bool wbt_idle(const struct wbt_core *c);
+bool wbt_counter_idle(const struct wbt_core *c, enum wbt_queue q);
+
+const char *wbt_kind_name(enum wbt_kind kind);
+const char *wbt_queue_name(enum wbt_queue q);
+const char *wbt_wc_policy_name(enum wbt_wc_policy p);
+int wbt_format_status(const struct wbt_core *c, char *buf, size_t len);
+
+#endif /* WBT_CORE_H */
