@@ -1,22 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # dm-wbthrottle: writeback throttling as a device-mapper target.
 #
-#   make                 build for the running kernel (or KDIR=...)
-#   make check           unit tests, builds for both Debian kernels, DKMS,
-#                        VM tests on both kernels
-#   make demo            the short "hdd" demonstration
-#   make bench           the full benchmark (KVER= picks the kernel)
+#   make                  build for the running kernel (or KDIR=..., KVER=...)
+#   make install          install with DKMS (make uninstall removes it)
+#   make check            everything CI runs: deps, unit tests, W=1 + sparse
+#                         builds for both Debian kernels, DKMS, VM tests
+#   make demo             the short "hdd" demonstration
+#   make bench            the full benchmark (KVER= picks the kernel)
 
+NAME := dm-wbthrottle
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
+# The files DKMS ships and Kbuild needs.
 SRCS := dm-wbthrottle.c wbt_core.c wbt_core.h wbt_shim.h compat.h Kbuild dkms.conf
 
 # Every installed Debian kernel with headers (6.1 and 6.12).
-KVERS ?= $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.1*-amd64/build)))
+KVERS ?= $(sort $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.*-amd64/build))))
 
-.PHONY: all module clean deps unit kbuild-all dkms-check vm-test check demo bench \
-	sparse
+.PHONY: all module clean deps dist-files install uninstall unit kbuild-all \
+	dkms-check vm-test check demo bench
 
 all: module
 
@@ -24,16 +27,59 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	-$(MAKE) -C tests/unit clean
 	rm -rf build
 
 deps:
 	sh scripts/install-deps.sh
 
-# Out-of-tree build for one kernel in its own directory: build/<kver>/
+dist-files:
+	@printf '%s\n' $(SRCS)
+
+install:
+	rm -rf /usr/src/$(NAME)-$(VERSION)
+	mkdir -p /usr/src/$(NAME)-$(VERSION)
+	cp $(SRCS) /usr/src/$(NAME)-$(VERSION)/
+	dkms add -m $(NAME) -v $(VERSION)
+	dkms build -m $(NAME) -v $(VERSION) -k $(KVER)
+	dkms install -m $(NAME) -v $(VERSION) -k $(KVER)
+
+uninstall:
+	-dkms remove -m $(NAME) -v $(VERSION) --all
+	rm -rf /usr/src/$(NAME)-$(VERSION)
+
+# Out-of-tree build for one kernel in its own directory, build/<kver>/,
+# with W=1 and sparse; any warning fails the build.
 build/%/dm_wbthrottle.ko: $(SRCS)
-	mkdir -p build/$*
-	cp $(SRCS) build/$*/
-	$(MAKE) -C /lib/modules/$*/build M=$(CURDIR)/build/$* W=1 modules
+	@mkdir -p build/$*
+	@cp $(SRCS) build/$*/
+	@$(MAKE) -s -C /lib/modules/$*/build M=$(CURDIR)/build/$* W=1 C=2 \
+		modules > build/$*/build.log 2>&1 || { cat build/$*/build.log; exit 1; }
+	@if grep -E 'warning:|error:' build/$*/build.log; then \
+		echo "build for $* has warnings"; rm -f $@; exit 1; fi
+	@echo "built $@ (W=1, sparse: no warnings)"
 
 kbuild-all: $(foreach k,$(KVERS),build/$(k)/dm_wbthrottle.ko)
+
+unit:
+	$(MAKE) -C tests/unit run
+
+dkms-check:
+	sh scripts/dkms-check.sh $(KVERS)
+
+vm-test: kbuild-all
+	bash tests/vm/run.sh $(foreach k,$(KVERS),-k $(k))
+
+check: deps
+	$(MAKE) unit
+	$(MAKE) kbuild-all
+	$(MAKE) dkms-check
+	$(MAKE) vm-test
+	@echo "make check: all passed"
+
+demo: deps
+	bash tests/bench/demo.sh
+
+bench: deps
+	bash tests/bench/bench.sh
