@@ -53,6 +53,7 @@ struct wt_dev {
 /* Per-bio data, in DM's front pad. */
 struct wbt_bio {
 	u64 start_ns;			/* when ->map() saw it */
+	u16 grp;			/* merge group, from wbt_core */
 	u8 kind;			/* enum wbt_kind */
 };
 
@@ -87,7 +88,7 @@ static unsigned int wt_bio_flags(const struct bio *bio)
 	return f;
 }
 
-static void wt_sample_now(struct wt_dev *wt, struct wbt_now *now)
+static void wt_now(struct wt_dev *wt, struct wbt_now *now)
 {
 	unsigned long slept = wbt_bdi_last_dirty_sleep(wt->bdi);
 
@@ -99,9 +100,21 @@ static void wt_sample_now(struct wt_dev *wt, struct wbt_now *now)
 static void wt_refresh_device(struct wt_dev *wt)
 {
 	struct block_device *bdev = wt->dev->bdev;
+	struct request_queue *q = bdev_get_queue(bdev);
 
-	wbt_set_device(&wt->core, blk_queue_depth(bdev_get_queue(bdev)),
-		       bdev_write_cache(bdev));
+	wbt_set_device(&wt->core, blk_queue_depth(q), bdev_write_cache(bdev),
+		       queue_max_sectors(q));
+}
+
+/* Where a write lands, if the lower queue could merge it with others. */
+static const struct wbt_io *wt_bio_io(const struct bio *bio, struct wbt_io *io)
+{
+	io->sector = bio->bi_iter.bi_sector;
+	io->sectors = 0;
+	if (bio_op(bio) == REQ_OP_WRITE &&
+	    !(bio->bi_opf & (REQ_FUA | REQ_PREFLUSH | REQ_NOMERGE)))
+		io->sectors = bio_sectors(bio);
+	return io;
 }
 
 static void wt_kick(struct wt_dev *wt)
@@ -111,24 +124,33 @@ static void wt_kick(struct wt_dev *wt)
 
 /* Move up to @max bios that may go now from held[] to @out. Lock held. */
 static bool wt_pick(struct wt_dev *wt, struct bio_list *out,
-		     unsigned int max, u64 *wait_ns)
+		    unsigned int max, u64 *wait_ns)
 {
+	struct wbt_io heads[WBT_NR_QUEUES] = { };
 	struct wbt_now now;
 	struct wbt_bio *pb;
+	unsigned int grp;
 	struct bio *bio;
 	int q;
 
-	wt_sample_now(wt, &now);
+	wt_now(wt, &now);
+	for (q = 0; q < WBT_NR_QUEUES; q++)
+		if ((bio = bio_list_peek(&wt->held[q])))
+			wt_bio_io(bio, &heads[q]);
 	while (max--) {
-		q = wbt_dispatch(&wt->core, &now, wait_ns);
+		q = wbt_dispatch(&wt->core, &now, heads, &grp, wait_ns);
 		if (q < 0)
 			return false;
 		bio = bio_list_pop(&wt->held[q]);
 		if (WARN_ON_ONCE(!bio))
 			return false;
 		pb = dm_per_bio_data(bio, sizeof(*pb));
+		pb->grp = grp;
 		wbt_note_held(&wt->core, now.ns - pb->start_ns);
 		bio_list_add(out, bio);
+		heads[q].sectors = 0;
+		if ((bio = bio_list_peek(&wt->held[q])))
+			wt_bio_io(bio, &heads[q]);
 	}
 	return true;
 }
@@ -282,8 +304,8 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	bdev = wt->dev->bdev;
 	wt->bdi = dm_disk(dm_table_get_md(ti->table))->bdi;
-	wbt_init(&wt->core, &cfg, blk_queue_depth(bdev_get_queue(bdev)),
-		 bdev_write_cache(bdev));
+	wbt_init(&wt->core, &cfg);
+	wt_refresh_device(wt);
 
 	wt->wq = alloc_workqueue("kwbthrottled", WQ_MEM_RECLAIM, 0);
 	if (!wt->wq) {
@@ -320,10 +342,12 @@ static int wt_map(struct dm_target *ti, struct bio *bio)
 {
 	struct wt_dev *wt = ti->private;
 	struct wbt_bio *pb = dm_per_bio_data(bio, sizeof(*pb));
-	enum wbt_queue q;
 	struct wbt_now now;
+	struct wbt_io io;
 	unsigned long flags;
-	bool go, lonely;
+	enum wbt_queue q;
+	bool lonely;
+	int r;
 
 	bio_set_dev(bio, wt->dev->bdev);
 	if (bio_sectors(bio) || op_is_zone_mgmt(bio_op(bio)))
@@ -331,20 +355,22 @@ static int wt_map(struct dm_target *ti, struct bio *bio)
 
 	pb->kind = wbt_classify(wt_bio_flags(bio));
 	q = wbt_kind_queue(pb->kind);
-	wt_sample_now(wt, &now);
+	wt_now(wt, &now);
 	pb->start_ns = now.ns;
 
 	spin_lock_irqsave(&wt->lock, flags);
 	if (q != WBT_Q_NONE)
 		wt_refresh_device(wt);
-	go = wbt_map(&wt->core, pb->kind, &now);
-	if (!go)
+	r = wbt_map(&wt->core, pb->kind, wt_bio_io(bio, &io), &now);
+	if (r == WBT_HOLD)
 		bio_list_add(&wt->held[q], bio);
-	lonely = !go && wbt_counter_idle(&wt->core, q);
+	lonely = r == WBT_HOLD && wbt_counter_idle(&wt->core, q);
 	spin_unlock_irqrestore(&wt->lock, flags);
 
-	if (go)
+	if (r != WBT_HOLD) {
+		pb->grp = r;
 		return DM_MAPIO_REMAPPED;
+	}
 	/* Nothing in flight will complete to release it: look now. */
 	if (lonely)
 		wt_kick(wt);
@@ -360,9 +386,9 @@ static int wt_end_io(struct dm_target *ti, struct bio *bio,
 	unsigned long flags;
 	bool kick, idle;
 
-	wt_sample_now(wt, &now);
+	wt_now(wt, &now);
 	spin_lock_irqsave(&wt->lock, flags);
-	kick = wbt_done(&wt->core, pb->kind, &now);
+	kick = wbt_done(&wt->core, pb->kind, pb->grp, &now);
 	idle = wbt_idle(&wt->core);
 	spin_unlock_irqrestore(&wt->lock, flags);
 

@@ -232,6 +232,62 @@ static void take_slot(struct wbt_core *c, enum wbt_queue q,
 		c->last_gated_ns = now->ns;
 }
 
+/* Does this write continue the open group of its queue? */
+static bool can_merge(const struct wbt_core *c, enum wbt_queue q,
+		      const struct wbt_io *io)
+{
+	unsigned int g = c->open_grp[q];
+
+	return io && io->sectors && g != WBT_NO_GROUP && c->grp_refs[g] &&
+	       io->sector == c->open_end[q] &&
+	       c->open_sectors[q] + io->sectors <= c->max_merge_sectors;
+}
+
+static unsigned int join_group(struct wbt_core *c, enum wbt_queue q,
+			       const struct wbt_io *io)
+{
+	unsigned int g = c->open_grp[q];
+
+	c->grp_refs[g]++;
+	c->open_end[q] += io->sectors;
+	c->open_sectors[q] += io->sectors;
+	c->stats.merged++;
+	return g;
+}
+
+/* Take a slot for a new request; returns its group, if it can have one. */
+static unsigned int new_group(struct wbt_core *c, enum wbt_queue q,
+			      const struct wbt_io *io, const struct wbt_now *now)
+{
+	unsigned int g;
+
+	take_slot(c, q, now);
+	c->open_grp[q] = WBT_NO_GROUP;
+	if (!io || !io->sectors || q == WBT_Q_DISCARD || !c->grp_nfree)
+		return WBT_NO_GROUP;
+	g = c->grp_free[--c->grp_nfree];
+	c->grp_refs[g] = 1;
+	c->open_grp[q] = g;
+	c->open_end[q] = io->sector + io->sectors;
+	c->open_sectors[q] = io->sectors;
+	return g;
+}
+
+/* A bio of group g completed; true if that was the group's last bio. */
+static bool leave_group(struct wbt_core *c, enum wbt_queue q, unsigned int g)
+{
+	if (g == WBT_NO_GROUP)
+		return true;
+	if (g >= WBT_NR_GROUPS || !c->grp_refs[g])
+		return false;	/* not ours: never release a slot twice */
+	if (--c->grp_refs[g])
+		return false;
+	c->grp_free[c->grp_nfree++] = g;
+	if (c->open_grp[q] == g)
+		c->open_grp[q] = WBT_NO_GROUP;
+	return true;
+}
+
 /* Is anything of this or a stronger queue on the same counter held? */
 static bool held_ahead(const struct wbt_core *c, enum wbt_queue q)
 {
@@ -245,10 +301,14 @@ static bool held_ahead(const struct wbt_core *c, enum wbt_queue q)
 
 /* ---- the three events: map, dispatch, done -------------------------------- */
 
-/* A bio arrives. True: issue it now. False: the caller holds it in queue
- * wbt_kind_queue(kind) and issues it when wbt_dispatch() names that queue.
+/*
+ * A bio arrives. WBT_HOLD: the caller holds it in queue wbt_kind_queue(kind)
+ * and issues it when wbt_dispatch() names that queue. Otherwise issue it now;
+ * the value is its group, to give back to wbt_done(). io is NULL for bios
+ * that cannot merge.
  */
-bool wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_now *now)
+int wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_io *io,
+	    const struct wbt_now *now)
 {
 	enum wbt_queue q = wbt_kind_queue(kind);
 
@@ -257,15 +317,17 @@ bool wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_now *now)
 	if (kind == WBT_K_READ || kind == WBT_K_DIRECT)
 		c->last_other_ns = now->ns;
 	if (q == WBT_Q_NONE)
-		return true;
-	if (!held_ahead(c, q) && under_limit(c, q, now) &&
-	    !delay_left(c, q, now)) {
-		take_slot(c, q, now);
-		return true;
-	}
+		return WBT_NO_GROUP;
+	if (held_ahead(c, q))
+		goto hold;
+	if (can_merge(c, q, io))
+		return join_group(c, q, io);
+	if (under_limit(c, q, now) && !delay_left(c, q, now))
+		return new_group(c, q, io, now);
+hold:
 	c->queued[q]++;
 	c->stats.throttled[q]++;
-	return false;
+	return WBT_HOLD;
 }
 
 static bool gate_closed(const struct wbt_core *c, enum wbt_queue q,
@@ -279,11 +341,14 @@ static bool gate_closed(const struct wbt_core *c, enum wbt_queue q,
 }
 
 /*
- * Pick the queue whose head may be issued now, and take its slot; the
- * caller pops that queue's head and issues it. -1: nothing may go now; if
- * *wait_ns is then nonzero, call again after that long.
+ * Pick the queue whose head may be issued now and account it; the caller
+ * pops that queue's head and issues it, giving *grp back to wbt_done().
+ * heads[q] describes the head of queue q (sectors 0 if it cannot merge).
+ * -1: nothing may go now; if *wait_ns is then nonzero, call again after that
+ * long.
  */
-int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now, u64 *wait_ns)
+int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
+		 const struct wbt_io *heads, unsigned int *grp, u64 *wait_ns)
 {
 	bool blocked[WBT_NR_COUNTERS] = { false };
 	enum wbt_queue q;
@@ -293,7 +358,14 @@ int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now, u64 *wait_ns)
 	for (q = 0; q < WBT_NR_QUEUES; q++) {
 		enum wbt_counter ctr = queue_counter[q];
 
-		if (!c->queued[q] || blocked[ctr])
+		if (!c->queued[q])
+			continue;
+		if (can_merge(c, q, &heads[q])) {
+			c->queued[q]--;
+			*grp = join_group(c, q, &heads[q]);
+			return q;
+		}
+		if (blocked[ctr])
 			continue;
 		blocked[ctr] = true;
 		if (gate_closed(c, q, now) || !under_limit(c, q, now))
@@ -305,7 +377,7 @@ int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now, u64 *wait_ns)
 			continue;
 		}
 		c->queued[q]--;
-		take_slot(c, q, now);
+		*grp = new_group(c, q, &heads[q], now);
 		return q;
 	}
 	/* Whoever could not go waits for the next release decision. */
@@ -353,10 +425,11 @@ static bool release_gated(struct wbt_core *c, enum wbt_counter ctr,
 }
 
 /*
- * A bio of this kind completed (only call it for bios that wbt_map() or
- * wbt_dispatch() let go). True: run the dispatcher.
+ * A bio of this kind and group completed (only call it for bios that
+ * wbt_map() or wbt_dispatch() let go). True: run the dispatcher.
  */
-bool wbt_done(struct wbt_core *c, enum wbt_kind kind, const struct wbt_now *now)
+bool wbt_done(struct wbt_core *c, enum wbt_kind kind, unsigned int grp,
+	      const struct wbt_now *now)
 {
 	enum wbt_queue q = wbt_kind_queue(kind);
 	enum wbt_counter ctr;
@@ -365,7 +438,7 @@ bool wbt_done(struct wbt_core *c, enum wbt_kind kind, const struct wbt_now *now)
 
 	if (kind == WBT_K_READ || kind == WBT_K_DIRECT)
 		c->last_other_ns = now->ns;
-	if (q == WBT_Q_NONE)
+	if (q == WBT_Q_NONE || !leave_group(c, q, grp))
 		return false;
 	ctr = queue_counter[q];
 	if (c->inflight[ctr])
@@ -409,14 +482,19 @@ bool wbt_counter_idle(const struct wbt_core *c, enum wbt_queue q)
 
 /* ---- setup -------------------------------------------------------------- */
 
-void wbt_init(struct wbt_core *c, const struct wbt_config *cfg,
-	      unsigned int queue_depth, bool wc)
+void wbt_init(struct wbt_core *c, const struct wbt_config *cfg)
 {
+	unsigned int i;
+
 	memset(c, 0, sizeof(*c));
 	c->cfg = *cfg;
 	c->holding = true;
-	c->queue_depth = queue_depth;
-	c->wc = wc;
+	c->queue_depth = 1;
+	for (i = 0; i < WBT_NR_GROUPS; i++)
+		c->grp_free[i] = WBT_NR_GROUPS - 1 - i;
+	c->grp_nfree = WBT_NR_GROUPS;
+	for (i = 0; i < WBT_NR_QUEUES; i++)
+		c->open_grp[i] = WBT_NO_GROUP;
 	wbt_update_limits(c);
 }
 
@@ -428,8 +506,10 @@ void wbt_set_config(struct wbt_core *c, const struct wbt_config *cfg)
 }
 
 /* The lower device may change its depth or cache; true if it did. */
-bool wbt_set_device(struct wbt_core *c, unsigned int queue_depth, bool wc)
+bool wbt_set_device(struct wbt_core *c, unsigned int queue_depth, bool wc,
+		    unsigned int max_merge_sectors)
 {
+	c->max_merge_sectors = max_merge_sectors;
 	if (c->queue_depth == queue_depth && c->wc == wc)
 		return false;
 	if (c->queue_depth != queue_depth) {
@@ -623,9 +703,10 @@ int wbt_format_status(const struct wbt_core *c, char *buf, size_t len)
 		     queue_names[i], c->q_inflight[i], queue_names[i],
 		     c->queued[i], queue_names[i], s->hwm[i], queue_names[i],
 		     (unsigned long long)s->throttled[i]);
-	emit(buf, len, &pos, " held_ns=%llu held_max_ns=%llu",
+	emit(buf, len, &pos, " held_ns=%llu held_max_ns=%llu merged=%llu",
 	     (unsigned long long)s->held_ns,
-	     (unsigned long long)s->held_max_ns);
+	     (unsigned long long)s->held_max_ns,
+	     (unsigned long long)s->merged);
 	for (i = 0; i < WBT_NR_KINDS; i++)
 		emit(buf, len, &pos, " n_%s=%llu", kind_names[i],
 		     (unsigned long long)s->kind[i]);

@@ -25,6 +25,13 @@
  * counter drains to zero (policy "drain", upstream), or one bio per
  * cache_delay (policy "delay", the 2016 patch set's rule).
  *
+ * Depth counts requests on the lower device, not bios: a write that continues
+ * the last one let go from its queue (contiguous, mergeable, that one still
+ * in flight, together at most max_merge_sectors) joins its "group" and takes
+ * no new slot, as the lower queue will merge it into the same request. The
+ * page cache of a raw block device writes back in 4 KiB bios; counting them
+ * one by one would throttle a sequential stream to a few pages in flight.
+ *
  * The caller holds one lock around every call; nothing here sleeps.
  */
 #ifndef WBT_CORE_H
@@ -97,6 +104,15 @@ enum {
 	WBT_MAX_WB_PERCENT = 1000,
 	WBT_MAX_DEPTH = 65536,
 	WBT_MAX_CACHE_DELAY_USEC = 1000000,
+	WBT_NR_GROUPS = 1024,			/* merge groups in flight */
+	WBT_NO_GROUP = 0xffff,			/* bio accounted on its own */
+	WBT_HOLD = -1,				/* wbt_map(): hold the bio */
+};
+
+/* Where a write lands, to see whether it merges with the previous one. */
+struct wbt_io {
+	u64 sector;
+	unsigned int sectors;
 };
 
 /* Which options were given explicitly, so the table line repeats them. */
@@ -123,6 +139,7 @@ struct wbt_stats {
 	u64 throttled[WBT_NR_QUEUES];	/* bios that had to wait */
 	u64 held_ns;			/* total time bios waited */
 	u64 held_max_ns;		/* longest wait */
+	u64 merged;			/* bios that joined a group */
 	unsigned int hwm[WBT_NR_QUEUES];	/* most in flight at once */
 };
 
@@ -133,6 +150,7 @@ struct wbt_core {
 	/* the lower device */
 	unsigned int queue_depth;
 	bool wc;
+	unsigned int max_merge_sectors;	/* largest lower request */
 
 	/* limits, derived by wbt_update_limits() */
 	int scale_step;
@@ -147,6 +165,14 @@ struct wbt_core {
 	bool open[WBT_NR_COUNTERS];	/* gate of the gated queues */
 	u64 last_other_ns;		/* last read issue or completion */
 	u64 last_gated_ns;		/* last gated dispatch (delay policy) */
+
+	/* merge groups: bios per group in flight, free ids, open group */
+	u16 grp_refs[WBT_NR_GROUPS];
+	u16 grp_free[WBT_NR_GROUPS];
+	unsigned int grp_nfree;
+	unsigned int open_grp[WBT_NR_QUEUES];
+	u64 open_end[WBT_NR_QUEUES];
+	unsigned int open_sectors[WBT_NR_QUEUES];
 
 	struct wbt_stats stats;
 };
@@ -163,10 +189,10 @@ int wbt_config_set(struct wbt_config *cfg, const char *key, const char *val,
 int wbt_config_format(const struct wbt_config *cfg, char *buf, size_t len);
 unsigned int wbt_config_nr_args(const struct wbt_config *cfg);
 
-void wbt_init(struct wbt_core *c, const struct wbt_config *cfg,
-	      unsigned int queue_depth, bool wc);
+void wbt_init(struct wbt_core *c, const struct wbt_config *cfg);
 void wbt_set_config(struct wbt_core *c, const struct wbt_config *cfg);
-bool wbt_set_device(struct wbt_core *c, unsigned int queue_depth, bool wc);
+bool wbt_set_device(struct wbt_core *c, unsigned int queue_depth, bool wc,
+		    unsigned int max_merge_sectors);
 void wbt_set_holding(struct wbt_core *c, bool holding);
 void wbt_update_limits(struct wbt_core *c);
 
@@ -175,10 +201,11 @@ enum wbt_queue wbt_kind_queue(enum wbt_kind kind);
 unsigned int wbt_limit(const struct wbt_core *c, enum wbt_queue q,
 		       const struct wbt_now *now);
 
-bool wbt_map(struct wbt_core *c, enum wbt_kind kind,
-	     const struct wbt_now *now);
-int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now, u64 *wait_ns);
-bool wbt_done(struct wbt_core *c, enum wbt_kind kind,
+int wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_io *io,
+	    const struct wbt_now *now);
+int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
+		 const struct wbt_io *heads, unsigned int *grp, u64 *wait_ns);
+bool wbt_done(struct wbt_core *c, enum wbt_kind kind, unsigned int grp,
 	      const struct wbt_now *now);
 void wbt_note_held(struct wbt_core *c, u64 held_ns);
 bool wbt_idle(const struct wbt_core *c);

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <limits.h>
 typedef uint8_t u8;
+typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;

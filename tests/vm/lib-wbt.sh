@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# Helpers for tests of the wbthrottle target itself, sourced after lib.sh.
+
+# wbt_create NAME DEV [OPTION VALUE]...: a wbthrottle device over all of DEV.
+wbt_create() {
+	local name=$1 dev=$2 n
+	shift 2
+	n=$#
+	if [ "$n" -gt 0 ]; then
+		dm_create "$name" "0 $(sectors "$dev") wbthrottle $dev $n $*"
+	else
+		dm_create "$name" "0 $(sectors "$dev") wbthrottle $dev"
+	fi
+}
+
+# st NAME KEY: one field of `dmsetup status NAME`.
+st() {
+	dmsetup status "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# st_log NAME: the whole status line, in the transcript.
+st_log() {
+	log "status $1: $(dmsetup status "$1")"
+}
+
+# vm_dirty BG_BYTES DIRTY_BYTES: writeback thresholds for this test; the
+# old values come back at exit through wbt_restore_dirty.
+vm_dirty() {
+	if [ ! -f "$TEST_TMP/.dirty" ]; then
+		sysctl -n vm.dirty_background_ratio vm.dirty_ratio \
+			vm.dirty_expire_centisecs vm.dirty_writeback_centisecs \
+			>"$TEST_TMP/.dirty"
+	fi
+	sysfs_write /proc/sys/vm/dirty_background_bytes "$1"
+	sysfs_write /proc/sys/vm/dirty_bytes "$2"
+}
+
+wbt_restore_dirty() {
+	local r=$? v
+	if [ -f "$TEST_TMP/.dirty" ]; then
+		mapfile -t v <"$TEST_TMP/.dirty"
+		echo "${v[0]}" >/proc/sys/vm/dirty_background_ratio
+		echo "${v[1]}" >/proc/sys/vm/dirty_ratio
+		echo "${v[2]}" >/proc/sys/vm/dirty_expire_centisecs
+		echo "${v[3]}" >/proc/sys/vm/dirty_writeback_centisecs
+	fi
+	return $r
+}
+
+# wbt_cleanup: for `trap wbt_cleanup EXIT`.
+wbt_cleanup() {
+	local r=$?
+	wbt_restore_dirty
+	lower_cleanup
+	return $r
+}
+
+# st_ge NAME KEY MIN: status field KEY is at least MIN (for wait_for).
+st_ge() {
+	local v
+	v=$(st "$1" "$2")
+	[ -n "$v" ] && [ "$v" -ge "$3" ]
+}
+
+# wait_idle NAME SECS: nothing held or in flight on the target.
+wait_idle() {
+	_idle() {
+		local s
+		s=$(dmsetup status "$1")
+		! grep -Eq '_(inflight|queued)=[1-9]' <<<"$s"
+	}
+	wait_for "$2" _idle "$1"
+}
+
+# slow_nullb [SIZE_MB]: a null_blk that takes 20 ms per request of at most
+# 64 KiB, whatever the depth: a small buffered write becomes a long backlog.
+slow_nullb() {
+	lower_dev nullb "${1:-256}" irqmode=2 completion_nsec=20000000 max_sectors=128
+}
+
+# backlog NAME FILE SEEK_MB: write FILE buffered into NAME at SEEK_MB while
+# fd 9 keeps the device open (so dd's close does not wait for writeback),
+# then wait until background writes are held.
+backlog() {
+	[ -e /proc/self/fd/9 ] || exec 9<"/dev/mapper/$1"
+	run dd if="$2" of="/dev/mapper/$1" bs=1M seek="$3" conv=notrunc status=none
+	wait_for 60 st_ge "$1" bg_queued 10 || { st_log "$1"; die "no backlog of held background writes"; }
+	st_log "$1"
+}
+
+# prep_writeback: writeback starts at once but no dirtier is throttled, so
+# the flusher's REQ_BACKGROUND writes meet the background limit.
+prep_writeback() {
+	vm_dirty $((2 << 20)) $((1 << 30))
+	# A dirtier that slept in balance_dirty_pages lifts the limits for
+	# 1 s; a new bdi counts its creation as such a sleep.
+	sleep 1.2
+}

@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# While background writeback is held, O_DIRECT writes and reads and O_SYNC
+# writes are not stuck behind it: each completes while the backlog is
+# still queued, and none of them is ever held.
+# vm-timeout: 240
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-wbt.sh"
+trap wbt_cleanup EXIT
+
+dev=$(slow_nullb)
+wbt_create wt "$dev" depth 4
+assert_eq "$(st wt max)/$(st wt normal)/$(st wt background)" "4/2/1" "limits for depth 4"
+prep_writeback
+run head -c 64M /dev/urandom >data
+backlog wt data 0
+
+run dd if=/dev/urandom of=/dev/mapper/wt bs=4k count=8 seek=$((200 * 256)) oflag=direct status=none
+assert_ge "$(st wt bg_queued)" 1 "backlog still held after the O_DIRECT write"
+assert_ge "$(st wt n_direct)" 8 "O_DIRECT writes classified as direct"
+
+run dd if=/dev/mapper/wt of=/dev/null bs=4k count=8 skip=$((210 * 256)) iflag=direct status=none
+assert_ge "$(st wt bg_queued)" 1 "backlog still held after the O_DIRECT read"
+assert_ge "$(st wt n_read)" 8 "reads counted"
+
+run dd if=/dev/urandom of=/dev/mapper/wt bs=4k count=4 seek=$((220 * 256)) oflag=sync conv=notrunc status=none
+assert_ge "$(st wt bg_queued)" 1 "backlog still held after the O_SYNC writes"
+assert_ge "$(st wt n_sync)" 4 "O_SYNC writeback classified as sync"
+assert_eq "$(st wt sync_throttled)" 0 "sync writes never waited"
+
+exec 9<&-
+wait_idle wt 180 || die "backlog did not drain"
+st_log wt
+assert_le "$(st wt bg_hwm)" "$(st wt background)" "background in flight <= background limit"
+run cmp data <(dd if=/dev/mapper/wt bs=1M count=64 iflag=direct status=none)

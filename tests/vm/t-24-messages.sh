@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Every message, valid and invalid: valid ones change status and the table
+# line (so a reload keeps them); invalid ones fail, say why in the kernel
+# log, and change nothing. "enable 0" lets held writes go at once.
+# vm-timeout: 240
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-wbt.sh"
+trap wbt_cleanup EXIT
+
+dev=$(slow_nullb)
+wbt_create wt "$dev"
+m="$(sectors "$dev")"
+qd=$(st wt qd)
+log "lower queue depth $qd"
+assert_eq "$(st wt depth_mode)" auto "auto depth by default"
+
+msg() { run dmsetup message wt 0 "$@"; }
+
+msg depth 8
+assert_eq "$(st wt max)/$(st wt normal)/$(st wt background)" "8/4/2" "depth 8"
+assert_eq "$(st wt depth_mode)" fixed "fixed depth"
+msg depth auto
+assert_eq "$(st wt depth_mode)" auto "auto again"
+auto_max=$(st wt max)
+msg wb_percent 50
+assert_eq "$(st wt max)" $((auto_max / 2)) "wb_percent 50 halves max"
+msg wc_policy delay
+assert_eq "$(st wt wc_policy)" delay "wc_policy delay"
+msg wc_policy off
+assert_eq "$(st wt wc_policy)" off "wc_policy off"
+msg wc_policy drain
+msg cache_delay_us 5000
+msg enable 0
+assert_eq "$(st wt enabled)" 0 "disabled"
+msg enable 1
+assert_eq "$(st wt enabled)" 1 "enabled"
+want="0 $m wbthrottle $(dmsetup table wt | awk '{print $4}') 10 enable 1 wb_percent 50 depth auto wc_policy drain cache_delay_us 5000"
+assert_eq "$(dmsetup table wt)" "$want" "table line reflects the messages"
+
+before=$(dmsetup table wt)
+bad() {
+	dmesg_mark
+	expect_fail dmsetup message wt 0 "$@"
+	expect_dmesg "wbthrottle: .*message rejected: $reason" "kernel says why"
+	assert_eq "$(dmsetup table wt)" "$before" "nothing changed"
+}
+reason='unknown option' bad nosuch 1
+reason='messages are <key> <value>' bad depth
+reason='messages are <key> <value>' bad depth 1 2
+reason='enable takes 0 or 1' bad enable 2
+reason='enable takes 0 or 1' bad enable yes
+reason='wb_percent takes 1 to 1000' bad wb_percent 0
+reason='wb_percent takes 1 to 1000' bad wb_percent 1001
+reason='depth takes auto or 1 to 65536' bad depth 0
+reason='depth takes auto or 1 to 65536' bad depth 65537
+reason='depth takes auto or 1 to 65536' bad depth 8x
+reason='wc_policy takes drain, delay or off' bad wc_policy sometimes
+reason='cache_delay_us takes 0 to 1000000' bad cache_delay_us 1000001
+reason='cache_delay_us takes 0 to 1000000' bad cache_delay_us 99999999999999999999
+
+# "enable 0" releases what is held.
+msg depth 4
+prep_writeback
+run head -c 32M /dev/urandom >data
+backlog wt data 0
+msg enable 0
+wait_for 30 sh -c "dmsetup status wt | grep -q ' bg_queued=0 '" || die "enable 0 did not release held writes"
+exec 9<&-
+wait_idle wt 120 || die "writes did not finish"
+run cmp data <(dd if=/dev/mapper/wt bs=1M count=32 iflag=direct status=none)
