@@ -38,6 +38,7 @@ vm_dirty() {
 
 wbt_restore_dirty() {
 	local r=$? v
+	set +e
 	if [ -f "$TEST_TMP/.dirty" ]; then
 		mapfile -t v <"$TEST_TMP/.dirty"
 		echo "${v[0]}" >/proc/sys/vm/dirty_background_ratio
@@ -51,9 +52,10 @@ wbt_restore_dirty() {
 # wbt_cleanup: for `trap wbt_cleanup EXIT`.
 wbt_cleanup() {
 	local r=$?
+	set +e
 	wbt_restore_dirty
+	(exit $r)
 	lower_cleanup
-	return $r
 }
 
 # st_ge NAME KEY MIN: status field KEY is at least MIN (for wait_for).
