@@ -13,7 +13,8 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 # The files DKMS ships and Kbuild needs.
-SRCS := dm-wbthrottle.c wbt_core.c wbt_core.h wbt_shim.h compat.h Kbuild dkms.conf
+SRCS := dm-wbthrottle.c wbt_core.c wbt_core.h wbt_shim.h compat.h \
+	dm_wbthrottle_trace.h Kbuild dkms.conf
 
 # Every installed Debian kernel with headers (6.1 and 6.12).
 KVERS ?= $(sort $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.*-amd64/build))))

@@ -9,7 +9,7 @@
  *	<start> <len> wbthrottle <dev_path> [<#opt_args> <key> <value>...]
  * Keys (also `dmsetup message <dev> 0 <key> <value>`): enable 0|1,
  * wb_percent 1..1000, depth auto|N, wc_policy drain|delay|off,
- * cache_delay_us N. See README.md.
+ * cache_delay_us N, lat_us auto|N, lat_pct N. See README.md.
  *
  * Bios that may not go yet are held in per-queue FIFOs; ->map() never
  * sleeps (a sleeping map would wait on bios still parked on its own
@@ -29,6 +29,9 @@
 
 #include "wbt_core.h"
 
+#define CREATE_TRACE_POINTS
+#include "dm_wbthrottle_trace.h"
+
 #define DM_MSG_PREFIX "wbthrottle"
 
 enum {
@@ -40,6 +43,7 @@ struct wt_dev {
 	struct dm_target *ti;
 	struct dm_dev *dev;
 	struct backing_dev_info *bdi;	/* of the DM device: dirtier waits */
+	dev_t devt;			/* of the DM device, for tracepoints */
 
 	spinlock_t lock;		/* protects core and held[] */
 	struct wbt_core core;
@@ -47,6 +51,7 @@ struct wt_dev {
 
 	struct workqueue_struct *wq;
 	struct delayed_work dispatch;	/* issues held bios */
+	struct timer_list window;	/* ends latency windows */
 	wait_queue_head_t idle_wait;	/* dtr waits for in-flight bios */
 };
 
@@ -55,6 +60,7 @@ struct wbt_bio {
 	u64 start_ns;			/* when ->map() saw it */
 	u16 grp;			/* merge group, from wbt_core */
 	u8 kind;			/* enum wbt_kind */
+	bool watched;			/* the read whose age is watched */
 };
 
 static unsigned int wt_bio_flags(const struct bio *bio)
@@ -103,7 +109,7 @@ static void wt_refresh_device(struct wt_dev *wt)
 	struct request_queue *q = bdev_get_queue(bdev);
 
 	wbt_set_device(&wt->core, blk_queue_depth(q), bdev_write_cache(bdev),
-		       queue_max_sectors(q));
+		       queue_max_sectors(q), bdev_nonrot(bdev));
 }
 
 /* Where a write lands, if the lower queue could merge it with others. */
@@ -147,6 +153,7 @@ static bool wt_pick(struct wt_dev *wt, struct bio_list *out,
 		pb = dm_per_bio_data(bio, sizeof(*pb));
 		pb->grp = grp;
 		wbt_note_held(&wt->core, now.ns - pb->start_ns);
+		trace_wbthrottle_wait(wt->devt, q, now.ns - pb->start_ns);
 		bio_list_add(out, bio);
 		heads[q].sectors = 0;
 		if ((bio = bio_list_peek(&wt->held[q])))
@@ -187,6 +194,42 @@ static void wt_dispatch_work(struct work_struct *work)
 				   max(1UL, nsecs_to_jiffies(wait_ns)));
 }
 
+/* A latency window ended: judge it, maybe rescale, start the next one. */
+static void wt_window_fn(struct timer_list *t)
+{
+	struct wt_dev *wt = from_timer(wt, t, window);
+	struct wbt_now now;
+	unsigned long flags;
+	bool again, moved;
+	int step;
+	u64 win;
+
+	wt_now(wt, &now);
+	spin_lock_irqsave(&wt->lock, flags);
+	step = wt->core.scale_step;
+	again = wbt_window(&wt->core, &now);
+	moved = step != wt->core.scale_step;
+	win = wt->core.cur_win_ns;
+	trace_wbthrottle_stat(wt->devt, &wt->core);
+	if (moved)
+		trace_wbthrottle_step(wt->devt, &wt->core);
+	spin_unlock_irqrestore(&wt->lock, flags);
+
+	if (again)
+		mod_timer(&wt->window, jiffies + max(1UL, nsecs_to_jiffies(win)));
+	/* Deeper limits let held bios go. */
+	if (moved)
+		wt_kick(wt);
+}
+
+/* Start windows when I/O shows up. Lock held. */
+static void wt_arm_window(struct wt_dev *wt)
+{
+	if (!timer_pending(&wt->window))
+		mod_timer(&wt->window, jiffies +
+			  max(1UL, nsecs_to_jiffies(wt->core.cur_win_ns)));
+}
+
 /* Stop holding and issue everything held; used by presuspend and dtr. */
 static void wt_release_all(struct wt_dev *wt)
 {
@@ -217,6 +260,7 @@ static void wt_destroy(struct wt_dev *wt)
 	if (wt->wq) {
 		wt_release_all(wt);
 		wait_event(wt->idle_wait, wt_is_idle(wt));
+		timer_shutdown_sync(&wt->window);
 		cancel_delayed_work_sync(&wt->dispatch);
 		destroy_workqueue(wt->wq);
 	}
@@ -281,6 +325,7 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	spin_lock_init(&wt->lock);
 	init_waitqueue_head(&wt->idle_wait);
 	INIT_DELAYED_WORK(&wt->dispatch, wt_dispatch_work);
+	timer_setup(&wt->window, wt_window_fn, 0);
 	for (i = 0; i < WBT_NR_QUEUES; i++)
 		bio_list_init(&wt->held[i]);
 
@@ -304,6 +349,7 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	bdev = wt->dev->bdev;
 	wt->bdi = dm_disk(dm_table_get_md(ti->table))->bdi;
+	wt->devt = disk_devt(dm_disk(dm_table_get_md(ti->table)));
 	wbt_init(&wt->core, &cfg);
 	wt_refresh_device(wt);
 
@@ -361,6 +407,9 @@ static int wt_map(struct dm_target *ti, struct bio *bio)
 	spin_lock_irqsave(&wt->lock, flags);
 	if (q != WBT_Q_NONE)
 		wt_refresh_device(wt);
+	pb->watched = pb->kind == WBT_K_READ && wbt_read_issue(&wt->core, &now);
+	if (q != WBT_Q_NONE || pb->kind == WBT_K_READ)
+		wt_arm_window(wt);
 	r = wbt_map(&wt->core, pb->kind, wt_bio_io(bio, &io), &now);
 	if (r == WBT_HOLD)
 		bio_list_add(&wt->held[q], bio);
@@ -388,6 +437,9 @@ static int wt_end_io(struct dm_target *ti, struct bio *bio,
 
 	wt_now(wt, &now);
 	spin_lock_irqsave(&wt->lock, flags);
+	if (pb->watched)
+		wbt_read_done(&wt->core);
+	wbt_sample(&wt->core, pb->kind, now.ns - pb->start_ns);
 	kick = wbt_done(&wt->core, pb->kind, pb->grp, &now);
 	idle = wbt_idle(&wt->core);
 	spin_unlock_irqrestore(&wt->lock, flags);
@@ -456,13 +508,13 @@ static void wt_status(struct dm_target *ti, status_type_t type,
 		}
 		break;
 	case STATUSTYPE_IMA:
-		DMEMIT("target_name=%s,target_version=%u.%u.%u,device_name=%s,enable=%c,wb_percent=%u,depth=%u,wc_policy=%s,cache_delay_us=%u;",
+		DMEMIT("target_name=%s,target_version=%u.%u.%u,device_name=%s,enable=%c,wb_percent=%u,depth=%u,wc_policy=%s,cache_delay_us=%u,lat_us=%u,lat_pct=%u;",
 		       ti->type->name, ti->type->version[0],
 		       ti->type->version[1], ti->type->version[2],
 		       wt->dev->name, cfg.enabled ? 'y' : 'n',
 		       cfg.wb_percent, cfg.depth,
 		       wbt_wc_policy_name(cfg.wc_policy),
-		       cfg.cache_delay_usec);
+		       cfg.cache_delay_usec, cfg.lat_usec, cfg.lat_pct);
 		break;
 	}
 	kfree(buf);
@@ -474,7 +526,7 @@ static int wt_message(struct dm_target *ti, unsigned int argc, char **argv,
 	struct wt_dev *wt = ti->private;
 	struct wbt_config cfg;
 	unsigned long flags;
-	const char *err = "messages are <key> <value>: enable, wb_percent, depth, wc_policy, cache_delay_us";
+	const char *err = "messages are <key> <value>: enable, wb_percent, depth, wc_policy, cache_delay_us, lat_us, lat_pct";
 	int r = -EINVAL;
 
 	spin_lock_irqsave(&wt->lock, flags);

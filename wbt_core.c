@@ -49,6 +49,21 @@ const char *wbt_queue_name(enum wbt_queue q)
 	return q < WBT_NR_QUEUES ? queue_names[q] : "none";
 }
 
+const char *wbt_lat_name(enum wbt_lat v)
+{
+	switch (v) {
+	case WBT_LAT_OK:
+		return "ok";
+	case WBT_LAT_UNKNOWN:
+		return "unknown";
+	case WBT_LAT_UNKNOWN_WRITES:
+		return "unknown_writes";
+	case WBT_LAT_EXCEEDED:
+		return "exceeded";
+	}
+	return "none";
+}
+
 const char *wbt_wc_policy_name(enum wbt_wc_policy p)
 {
 	return p < WBT_NR_WC_POLICIES ? wc_policy_names[p] : "?";
@@ -480,6 +495,265 @@ bool wbt_counter_idle(const struct wbt_core *c, enum wbt_queue q)
 	return q >= WBT_NR_QUEUES || !c->inflight[queue_counter[q]];
 }
 
+/* ---- latency control ---------------------------------------------------- */
+
+static unsigned int ilog2_u64(u64 v)
+{
+	unsigned int r = 0;
+
+	while (v >>= 1)
+		r++;
+	return r;
+}
+
+static u64 isqrt_u64(u64 v)
+{
+	u64 r = 0, bit = 1ULL << 62;
+
+	while (bit > v)
+		bit >>= 2;
+	while (bit) {
+		if (v >= r + bit) {
+			v -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return r;
+}
+
+/* Log-scale histogram: WBT_HIST_SUB buckets per power of two of usecs. */
+unsigned int wbt_hist_bucket(u64 lat_ns)
+{
+	u64 us = lat_ns / 1000;
+	unsigned int e, sub, b;
+
+	if (!us)
+		return 0;
+	e = ilog2_u64(us);
+	sub = e >= 2 ? (us >> (e - 2)) & 3 : (us << (2 - e)) & 3;
+	b = e * WBT_HIST_SUB + sub;
+	return b < WBT_HIST_BUCKETS ? b : WBT_HIST_BUCKETS - 1;
+}
+
+/* The upper end of a bucket, in ns. */
+u64 wbt_hist_value(unsigned int b)
+{
+	unsigned int e = b / WBT_HIST_SUB, sub = b % WBT_HIST_SUB;
+
+	return ((1000ULL << e) * (WBT_HIST_SUB + sub + 1)) / WBT_HIST_SUB;
+}
+
+static u64 window_pct(const struct wbt_window *w, unsigned int pct)
+{
+	u64 want = ((u64)w->nr_read * pct + 99) / 100, sum = 0;
+	unsigned int b;
+
+	if (!w->nr_read)
+		return 0;
+	if (!want)
+		want = 1;
+	for (b = 0; b < WBT_HIST_BUCKETS; b++) {
+		sum += w->hist[b];
+		if (sum >= want)
+			break;
+	}
+	if (b >= WBT_HIST_BUCKETS || wbt_hist_value(b) > w->read_max_ns)
+		return w->read_max_ns;
+	return wbt_hist_value(b);
+}
+
+/* A completed bio's latency (map to end_io), for the running window. */
+void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns)
+{
+	struct wbt_window *w = &c->win;
+
+	switch (kind) {
+	case WBT_K_READ:
+		if (!w->nr_read || lat_ns < w->read_min_ns)
+			w->read_min_ns = lat_ns;
+		if (lat_ns > w->read_max_ns)
+			w->read_max_ns = lat_ns;
+		w->nr_read++;
+		w->read_sum_ns += lat_ns;
+		w->hist[wbt_hist_bucket(lat_ns)]++;
+		break;
+	case WBT_K_BG:
+	case WBT_K_NORMAL:
+	case WBT_K_SYNC:
+	case WBT_K_RECLAIM:
+	case WBT_K_DIRECT:
+		w->nr_write++;
+		break;
+	default:
+		break;
+	}
+}
+
+/* A read is issued; true if it becomes the one whose age is watched. */
+bool wbt_read_issue(struct wbt_core *c, const struct wbt_now *now)
+{
+	if (c->read_issue_ns)
+		return false;
+	c->read_issue_ns = now->ns ? now->ns : 1;
+	return true;
+}
+
+void wbt_read_done(struct wbt_core *c)
+{
+	c->read_issue_ns = 0;
+}
+
+static void update_lat_target(struct wbt_core *c)
+{
+	unsigned int us = c->cfg.lat_usec;
+
+	if (us == WBT_LAT_AUTO)
+		us = c->nonrot ? WBT_DEF_LAT_NONROT_USEC : WBT_DEF_LAT_ROT_USEC;
+	c->lat_target_ns = (u64)us * 1000;
+}
+
+/* Does the window controller move the depth? */
+bool wbt_scaling(const struct wbt_core *c)
+{
+	return c->cfg.enabled && !c->cfg.depth && c->lat_target_ns;
+}
+
+static enum wbt_lat lat_verdict(const struct wbt_core *c,
+				const struct wbt_now *now, u64 metric)
+{
+	const struct wbt_window *w = &c->win;
+
+	if (c->read_issue_ns) {
+		u64 age = now->ns - c->read_issue_ns;
+
+		/* A read stuck behind the flood never completes to say so. */
+		if (age > c->cur_win_ns || (age > c->lat_target_ns && !w->nr_read))
+			return WBT_LAT_EXCEEDED;
+	}
+	if (!w->nr_read || w->nr_write < WBT_MIN_WRITE_SAMPLES) {
+		if (w->nr_write || now->dirty_wait || c->inflight[WBT_C_WB])
+			return WBT_LAT_UNKNOWN_WRITES;
+		return WBT_LAT_UNKNOWN;
+	}
+	return metric > c->lat_target_ns ? WBT_LAT_EXCEEDED : WBT_LAT_OK;
+}
+
+/* More depth: one step down. */
+static bool scale_up(struct wbt_core *c)
+{
+	if (c->scaled_max)
+		return false;
+	c->scale_step--;
+	c->unknown_cnt = 0;
+	c->stats.step_changes++;
+	wbt_update_limits(c);
+	return true;
+}
+
+/* Less depth: one step up; hard snaps a negative step back to 0. */
+static bool scale_down(struct wbt_core *c, bool hard)
+{
+	if (c->max_depth == 1)
+		return false;
+	if (c->scale_step < 0 && hard)
+		c->scale_step = 0;
+	else
+		c->scale_step++;
+	c->unknown_cnt = 0;
+	c->stats.step_changes++;
+	wbt_update_limits(c);
+	return true;
+}
+
+/* Raising the depth into a step that missed waits for a run of good windows. */
+static bool may_raise(const struct wbt_core *c)
+{
+	return c->scale_step - 1 > c->bad_step || c->ok_run >= c->probe_backoff;
+}
+
+static void act(struct wbt_core *c, enum wbt_lat verdict)
+{
+	bool was_raised = c->raised;
+
+	c->raised = false;
+	switch (verdict) {
+	case WBT_LAT_EXCEEDED:
+		c->stats.exceeded++;
+		if (was_raised) {
+			c->bad_step = c->scale_step;
+			c->probe_backoff = c->probe_backoff ?
+				c->probe_backoff * 2 : WBT_PROBE_BACKOFF_MIN;
+			if (c->probe_backoff > WBT_PROBE_BACKOFF_MAX)
+				c->probe_backoff = WBT_PROBE_BACKOFF_MAX;
+		}
+		c->ok_run = 0;
+		scale_down(c, true);
+		break;
+	case WBT_LAT_OK:
+		if (was_raised && c->scale_step <= c->bad_step) {
+			c->bad_step = INT_MIN;	/* that step is fine now */
+			c->probe_backoff = 0;
+		}
+		c->ok_run++;
+		if (may_raise(c) && scale_up(c)) {
+			c->raised = true;
+			c->ok_run = 0;
+		}
+		break;
+	case WBT_LAT_UNKNOWN_WRITES:
+		/* Only writes: nobody to protect, go deeper. */
+		c->raised = scale_up(c);
+		break;
+	case WBT_LAT_UNKNOWN:
+		if (++c->unknown_cnt < WBT_UNKNOWN_BUMP)
+			break;
+		if (c->scale_step > 0)
+			scale_up(c);
+		else if (c->scale_step < 0)
+			scale_down(c, false);
+		break;
+	}
+}
+
+static void window_length(struct wbt_core *c)
+{
+	u64 step = c->scale_step > 0 ? c->scale_step : 0;
+
+	c->cur_win_ns = WBT_WINDOW_NSEC;
+	if (step)
+		c->cur_win_ns = ((u64)WBT_WINDOW_NSEC << 4) /
+				isqrt_u64((step + 1) << 8);
+}
+
+/*
+ * The window of c->cur_win_ns ended: judge it, maybe move the step, start
+ * the next one. True: arm the timer for another c->cur_win_ns.
+ */
+bool wbt_window(struct wbt_core *c, const struct wbt_now *now)
+{
+	const struct wbt_window *w = &c->win;
+	struct wbt_win_result *r = &c->last;
+	bool busy = w->nr_read || w->nr_write || !wbt_idle(c);
+
+	r->nr_read = w->nr_read;
+	r->nr_write = w->nr_write;
+	r->min_ns = w->read_min_ns;
+	r->mean_ns = w->nr_read ? w->read_sum_ns / w->nr_read : 0;
+	r->p50_ns = window_pct(w, 50);
+	r->p99_ns = window_pct(w, 99);
+	r->metric_ns = c->cfg.lat_pct ? window_pct(w, c->cfg.lat_pct) : r->min_ns;
+	r->verdict = lat_verdict(c, now, r->metric_ns);
+	c->stats.windows++;
+	if (wbt_scaling(c))
+		act(c, r->verdict);
+	memset(&c->win, 0, sizeof(c->win));
+	window_length(c);
+	return c->scale_step || busy;
+}
+
 /* ---- setup -------------------------------------------------------------- */
 
 void wbt_init(struct wbt_core *c, const struct wbt_config *cfg)
@@ -495,28 +769,46 @@ void wbt_init(struct wbt_core *c, const struct wbt_config *cfg)
 	c->grp_nfree = WBT_NR_GROUPS;
 	for (i = 0; i < WBT_NR_QUEUES; i++)
 		c->open_grp[i] = WBT_NO_GROUP;
+	c->bad_step = INT_MIN;
+	c->cur_win_ns = WBT_WINDOW_NSEC;
+	update_lat_target(c);
 	wbt_update_limits(c);
+}
+
+static void reset_step(struct wbt_core *c)
+{
+	c->scale_step = 0;
+	c->bad_step = INT_MIN;
+	c->probe_backoff = 0;
+	c->ok_run = 0;
+	c->unknown_cnt = 0;
+	c->raised = false;
+	window_length(c);
 }
 
 void wbt_set_config(struct wbt_core *c, const struct wbt_config *cfg)
 {
 	c->cfg = *cfg;
-	c->scale_step = 0;
+	reset_step(c);
+	update_lat_target(c);
 	wbt_update_limits(c);
 }
 
 /* The lower device may change its depth or cache; true if it did. */
 bool wbt_set_device(struct wbt_core *c, unsigned int queue_depth, bool wc,
-		    unsigned int max_merge_sectors)
+		    unsigned int max_merge_sectors, bool nonrot)
 {
 	c->max_merge_sectors = max_merge_sectors;
-	if (c->queue_depth == queue_depth && c->wc == wc)
+	if (c->queue_depth == queue_depth && c->wc == wc &&
+	    c->nonrot == nonrot)
 		return false;
 	if (c->queue_depth != queue_depth) {
 		c->queue_depth = queue_depth;
-		c->scale_step = 0;
+		reset_step(c);
 	}
 	c->wc = wc;
+	c->nonrot = nonrot;
+	update_lat_target(c);
 	wbt_update_limits(c);
 	return true;
 }
@@ -537,6 +829,8 @@ void wbt_config_default(struct wbt_config *cfg)
 	cfg->depth = 0;
 	cfg->wc_policy = WBT_WC_DRAIN;
 	cfg->cache_delay_usec = WBT_DEF_CACHE_DELAY_USEC;
+	cfg->lat_usec = WBT_LAT_AUTO;
+	cfg->lat_pct = 0;
 }
 
 /* Strict decimal: digits only, no sign, no overflow, within [min, max]. */
@@ -567,6 +861,15 @@ static int set_depth(struct wbt_config *cfg, const char *val)
 		return 0;
 	}
 	return parse_uint(val, 1, WBT_MAX_DEPTH, &cfg->depth);
+}
+
+static int set_lat(struct wbt_config *cfg, const char *val)
+{
+	if (!strcmp(val, "auto")) {
+		cfg->lat_usec = WBT_LAT_AUTO;
+		return 0;
+	}
+	return parse_uint(val, 0, WBT_MAX_LAT_USEC, &cfg->lat_usec);
 }
 
 static int set_wc_policy(struct wbt_config *cfg, const char *val)
@@ -619,8 +922,16 @@ int wbt_config_set(struct wbt_config *cfg, const char *key, const char *val,
 		r = parse_uint(val, 0, WBT_MAX_CACHE_DELAY_USEC,
 			       &n.cache_delay_usec);
 		*err = "cache_delay_us takes 0 to 1000000";
+	} else if (!strcmp(key, "lat_us")) {
+		opt = WBT_O_LAT;
+		r = set_lat(&n, val);
+		*err = "lat_us takes auto or 0 to 10000000";
+	} else if (!strcmp(key, "lat_pct")) {
+		opt = WBT_O_LAT_PCT;
+		r = parse_uint(val, 0, 99, &n.lat_pct);
+		*err = "lat_pct takes 0 (window minimum) to 99";
 	} else {
-		*err = "unknown option (enable, wb_percent, depth, wc_policy, cache_delay_us)";
+		*err = "unknown option (enable, wb_percent, depth, wc_policy, cache_delay_us, lat_us, lat_pct)";
 		return -1;
 	}
 	if (r)
@@ -678,6 +989,12 @@ int wbt_config_format(const struct wbt_config *cfg, char *buf, size_t len)
 	if (m & (1u << WBT_O_CACHE_DELAY))
 		emit(buf, len, &pos, " cache_delay_us %u",
 		     cfg->cache_delay_usec);
+	if ((m & (1u << WBT_O_LAT)) && cfg->lat_usec == WBT_LAT_AUTO)
+		emit(buf, len, &pos, " lat_us auto");
+	if ((m & (1u << WBT_O_LAT)) && cfg->lat_usec != WBT_LAT_AUTO)
+		emit(buf, len, &pos, " lat_us %u", cfg->lat_usec);
+	if (m & (1u << WBT_O_LAT_PCT))
+		emit(buf, len, &pos, " lat_pct %u", cfg->lat_pct);
 	return pos;
 }
 
@@ -710,5 +1027,19 @@ int wbt_format_status(const struct wbt_core *c, char *buf, size_t len)
 	for (i = 0; i < WBT_NR_KINDS; i++)
 		emit(buf, len, &pos, " n_%s=%llu", kind_names[i],
 		     (unsigned long long)s->kind[i]);
+	emit(buf, len, &pos,
+	     " lat_target_us=%llu lat_pct=%u scaling=%d win_us=%llu",
+	     (unsigned long long)c->lat_target_ns / 1000, c->cfg.lat_pct,
+	     wbt_scaling(c), (unsigned long long)c->cur_win_ns / 1000);
+	emit(buf, len, &pos,
+	     " win_reads=%u win_writes=%u read_min_us=%llu read_p50_us=%llu read_p99_us=%llu verdict=%s",
+	     c->last.nr_read, c->last.nr_write,
+	     (unsigned long long)c->last.min_ns / 1000,
+	     (unsigned long long)c->last.p50_ns / 1000,
+	     (unsigned long long)c->last.p99_ns / 1000,
+	     wbt_lat_name(c->last.verdict));
+	emit(buf, len, &pos, " windows=%llu exceeded=%llu step_changes=%llu",
+	     (unsigned long long)s->windows, (unsigned long long)s->exceeded,
+	     (unsigned long long)s->step_changes);
 	return pos;
 }

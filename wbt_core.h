@@ -32,6 +32,16 @@
  * page cache of a raw block device writes back in 4 KiB bios; counting them
  * one by one would throttle a sequential stream to a few pages in flight.
  *
+ * Self-tuning (depth auto, a latency target): per window (100 ms, shorter
+ * as the step grows) the read latencies are summarised; if the minimum (or
+ * the lat_pct percentile) is above the target, or a read has been out for
+ * longer than the window, the step goes up (less depth); if reads meet the
+ * target, or only writes are running, it goes down (more depth); with no
+ * signal for 5 windows it drifts back to 0. Unlike upstream, after the
+ * depth was raised into a step that then missed, raising into that step
+ * again waits for a run of good windows that doubles each time (4..64):
+ * a steady load settles instead of oscillating between two steps.
+ *
  * The caller holds one lock around every call; nothing here sleeps.
  */
 #ifndef WBT_CORE_H
@@ -104,6 +114,17 @@ enum {
 	WBT_MAX_WB_PERCENT = 1000,
 	WBT_MAX_DEPTH = 65536,
 	WBT_MAX_CACHE_DELAY_USEC = 1000000,
+	WBT_WINDOW_NSEC = 100 * 1000 * 1000,	/* base latency window */
+	WBT_MIN_WRITE_SAMPLES = 3,		/* for a valid window */
+	WBT_UNKNOWN_BUMP = 5,			/* windows before drifting */
+	WBT_DEF_LAT_ROT_USEC = 75000,
+	WBT_DEF_LAT_NONROT_USEC = 2000,
+	WBT_MAX_LAT_USEC = 10000000,
+	WBT_LAT_AUTO = 0xffffffff,		/* lat_us auto */
+	WBT_PROBE_BACKOFF_MIN = 4,		/* good windows before re-probing */
+	WBT_PROBE_BACKOFF_MAX = 64,
+	WBT_HIST_SUB = 4,			/* histogram: 4 buckets per 2x */
+	WBT_HIST_BUCKETS = 30 * WBT_HIST_SUB,	/* 1 us .. ~17 min */
 	WBT_NR_GROUPS = 1024,			/* merge groups in flight */
 	WBT_NO_GROUP = 0xffff,			/* bio accounted on its own */
 	WBT_HOLD = -1,				/* wbt_map(): hold the bio */
@@ -122,6 +143,8 @@ enum wbt_opt {
 	WBT_O_DEPTH,
 	WBT_O_WC_POLICY,
 	WBT_O_CACHE_DELAY,
+	WBT_O_LAT,
+	WBT_O_LAT_PCT,
 	WBT_NR_OPTS
 };
 
@@ -131,7 +154,39 @@ struct wbt_config {
 	unsigned int depth;		/* fixed max_depth, 0 = auto */
 	enum wbt_wc_policy wc_policy;
 	unsigned int cache_delay_usec;
+	unsigned int lat_usec;		/* read latency target, 0 = off */
+	unsigned int lat_pct;		/* 0: window minimum, else percentile */
 	unsigned int set_mask;		/* 1 << enum wbt_opt */
+};
+
+/* The verdict on a latency window, as upstream's latency_exceeded(). */
+enum wbt_lat {
+	WBT_LAT_OK = 1,
+	WBT_LAT_UNKNOWN,		/* no signal */
+	WBT_LAT_UNKNOWN_WRITES,		/* only writes: room to go deeper */
+	WBT_LAT_EXCEEDED,
+};
+
+/* Samples of the running window. */
+struct wbt_window {
+	unsigned int nr_read;
+	unsigned int nr_write;
+	u64 read_sum_ns;
+	u64 read_min_ns;
+	u64 read_max_ns;
+	u32 hist[WBT_HIST_BUCKETS];	/* read latency, log scale */
+};
+
+/* Summary of the last finished window. */
+struct wbt_win_result {
+	unsigned int nr_read;
+	unsigned int nr_write;
+	u64 min_ns;
+	u64 mean_ns;
+	u64 p50_ns;
+	u64 p99_ns;
+	u64 metric_ns;			/* what was compared with the target */
+	enum wbt_lat verdict;
 };
 
 struct wbt_stats {
@@ -140,6 +195,9 @@ struct wbt_stats {
 	u64 held_ns;			/* total time bios waited */
 	u64 held_max_ns;		/* longest wait */
 	u64 merged;			/* bios that joined a group */
+	u64 windows;			/* latency windows evaluated */
+	u64 exceeded;			/* of which missed the target */
+	u64 step_changes;
 	unsigned int hwm[WBT_NR_QUEUES];	/* most in flight at once */
 };
 
@@ -151,6 +209,7 @@ struct wbt_core {
 	unsigned int queue_depth;
 	bool wc;
 	unsigned int max_merge_sectors;	/* largest lower request */
+	bool nonrot;
 
 	/* limits, derived by wbt_update_limits() */
 	int scale_step;
@@ -174,6 +233,18 @@ struct wbt_core {
 	u64 open_end[WBT_NR_QUEUES];
 	unsigned int open_sectors[WBT_NR_QUEUES];
 
+	/* latency control */
+	u64 lat_target_ns;		/* 0: no self-tuning */
+	u64 cur_win_ns;
+	u64 read_issue_ns;		/* oldest tracked read, 0 = none */
+	struct wbt_window win;
+	struct wbt_win_result last;
+	unsigned int unknown_cnt;
+	int bad_step;			/* step that missed after a raise */
+	unsigned int probe_backoff;	/* good windows needed to re-enter it */
+	unsigned int ok_run;		/* consecutive good windows */
+	bool raised;			/* the last window raised the depth */
+
 	struct wbt_stats stats;
 };
 
@@ -192,7 +263,7 @@ unsigned int wbt_config_nr_args(const struct wbt_config *cfg);
 void wbt_init(struct wbt_core *c, const struct wbt_config *cfg);
 void wbt_set_config(struct wbt_core *c, const struct wbt_config *cfg);
 bool wbt_set_device(struct wbt_core *c, unsigned int queue_depth, bool wc,
-		    unsigned int max_merge_sectors);
+		    unsigned int max_merge_sectors, bool nonrot);
 void wbt_set_holding(struct wbt_core *c, bool holding);
 void wbt_update_limits(struct wbt_core *c);
 
@@ -208,12 +279,20 @@ int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
 bool wbt_done(struct wbt_core *c, enum wbt_kind kind, unsigned int grp,
 	      const struct wbt_now *now);
 void wbt_note_held(struct wbt_core *c, u64 held_ns);
+void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns);
+bool wbt_read_issue(struct wbt_core *c, const struct wbt_now *now);
+void wbt_read_done(struct wbt_core *c);
+bool wbt_scaling(const struct wbt_core *c);
+bool wbt_window(struct wbt_core *c, const struct wbt_now *now);
+u64 wbt_hist_value(unsigned int bucket);
+unsigned int wbt_hist_bucket(u64 lat_ns);
 bool wbt_idle(const struct wbt_core *c);
 bool wbt_counter_idle(const struct wbt_core *c, enum wbt_queue q);
 
 const char *wbt_kind_name(enum wbt_kind kind);
 const char *wbt_queue_name(enum wbt_queue q);
 const char *wbt_wc_policy_name(enum wbt_wc_policy p);
+const char *wbt_lat_name(enum wbt_lat v);
 int wbt_format_status(const struct wbt_core *c, char *buf, size_t len);
 
 #endif /* WBT_CORE_H */

@@ -53,6 +53,7 @@ wbt_restore_dirty() {
 wbt_cleanup() {
 	local r=$?
 	set +e
+	exec 9<&-	# the holder fd of backlog()
 	wbt_restore_dirty
 	(exit $r)
 	lower_cleanup

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Tracepoints of dm-wbthrottle, in the spirit of block/blk-wbt's wbt_stat,
+ * wbt_step and wbt_lat: watch them with
+ *	perf trace -e 'wbthrottle:*'   or   trace-cmd record -e wbthrottle
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM wbthrottle
+
+#if !defined(DM_WBTHROTTLE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define DM_WBTHROTTLE_TRACE_H
+
+#include <linux/tracepoint.h>
+
+/* A latency window ended. */
+TRACE_EVENT(wbthrottle_stat,
+	TP_PROTO(dev_t dev, const struct wbt_core *c),
+	TP_ARGS(dev, c),
+	TP_STRUCT__entry(
+		__field(dev_t, dev)
+		__field(unsigned int, nr_read)
+		__field(unsigned int, nr_write)
+		__field(u64, min_ns)
+		__field(u64, p50_ns)
+		__field(u64, p99_ns)
+		__field(u64, metric_ns)
+		__field(u64, target_ns)
+		__field(int, verdict)
+	),
+	TP_fast_assign(
+		__entry->dev = dev;
+		__entry->nr_read = c->last.nr_read;
+		__entry->nr_write = c->last.nr_write;
+		__entry->min_ns = c->last.min_ns;
+		__entry->p50_ns = c->last.p50_ns;
+		__entry->p99_ns = c->last.p99_ns;
+		__entry->metric_ns = c->last.metric_ns;
+		__entry->target_ns = c->lat_target_ns;
+		__entry->verdict = c->last.verdict;
+	),
+	TP_printk("%d:%d reads=%u writes=%u min=%llu p50=%llu p99=%llu metric=%llu target=%llu verdict=%s",
+		  MAJOR(__entry->dev), MINOR(__entry->dev),
+		  __entry->nr_read, __entry->nr_write, __entry->min_ns,
+		  __entry->p50_ns, __entry->p99_ns, __entry->metric_ns,
+		  __entry->target_ns, wbt_lat_name(__entry->verdict))
+);
+
+/* The scale step, and with it the limits, changed. */
+TRACE_EVENT(wbthrottle_step,
+	TP_PROTO(dev_t dev, const struct wbt_core *c),
+	TP_ARGS(dev, c),
+	TP_STRUCT__entry(
+		__field(dev_t, dev)
+		__field(int, step)
+		__field(unsigned int, max)
+		__field(unsigned int, normal)
+		__field(unsigned int, background)
+		__field(u64, window_ns)
+		__field(int, verdict)
+	),
+	TP_fast_assign(
+		__entry->dev = dev;
+		__entry->step = c->scale_step;
+		__entry->max = c->max_depth;
+		__entry->normal = c->wb_normal;
+		__entry->background = c->wb_background;
+		__entry->window_ns = c->cur_win_ns;
+		__entry->verdict = c->last.verdict;
+	),
+	TP_printk("%d:%d step=%d max=%u normal=%u background=%u window=%lluns after=%s",
+		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->step,
+		  __entry->max, __entry->normal, __entry->background,
+		  __entry->window_ns, wbt_lat_name(__entry->verdict))
+);
+
+/* A held bio was let go after waiting held_ns. */
+TRACE_EVENT(wbthrottle_wait,
+	TP_PROTO(dev_t dev, int queue, u64 held_ns),
+	TP_ARGS(dev, queue, held_ns),
+	TP_STRUCT__entry(
+		__field(dev_t, dev)
+		__field(int, queue)
+		__field(u64, held_ns)
+	),
+	TP_fast_assign(
+		__entry->dev = dev;
+		__entry->queue = queue;
+		__entry->held_ns = held_ns;
+	),
+	TP_printk("%d:%d queue=%s held=%lluns",
+		  MAJOR(__entry->dev), MINOR(__entry->dev),
+		  wbt_queue_name(__entry->queue), __entry->held_ns)
+);
+
+#endif /* DM_WBTHROTTLE_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE dm_wbthrottle_trace
+#include <trace/define_trace.h>
