@@ -19,7 +19,7 @@ SRCS := dm-wbthrottle.c wbt_core.c wbt_core.h wbt_shim.h compat.h \
 # Every installed Debian kernel with headers (6.1 and 6.12).
 KVERS ?= $(sort $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.*-amd64/build))))
 
-.PHONY: all module clean deps dist-files install uninstall unit kbuild-all \
+.PHONY: all module clean deps dist-files install uninstall unit fuzz kbuild-all \
 	dkms-check vm-test check demo bench
 
 all: module
@@ -30,6 +30,7 @@ module:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	-$(MAKE) -C tests/unit clean
+	-$(MAKE) -C tests/fuzz clean
 	rm -rf build
 
 deps:
@@ -66,6 +67,9 @@ kbuild-all: $(foreach k,$(KVERS),build/$(k)/dm_wbthrottle.ko)
 unit:
 	$(MAKE) -C tests/unit run
 
+fuzz:
+	$(MAKE) -C tests/fuzz run
+
 dkms-check:
 	sh scripts/dkms-check.sh $(KVERS)
 
@@ -74,6 +78,7 @@ vm-test: kbuild-all
 
 check: deps
 	$(MAKE) unit
+	$(MAKE) fuzz
 	$(MAKE) kbuild-all
 	$(MAKE) dkms-check
 	$(MAKE) vm-test
