@@ -233,15 +233,21 @@ static void wt_arm_window(struct wt_dev *wt)
 /* Stop holding and issue everything held; used by presuspend and dtr. */
 static void wt_release_all(struct wt_dev *wt)
 {
-	struct bio_list out = BIO_EMPTY_LIST;
+	struct bio_list out;
 	unsigned long flags;
 	u64 wait_ns;
+	bool more;
 
 	spin_lock_irqsave(&wt->lock, flags);
 	wbt_set_holding(&wt->core, false);
-	wt_pick(wt, &out, UINT_MAX, &wait_ns);
 	spin_unlock_irqrestore(&wt->lock, flags);
-	wt_submit_list(&out);
+	do {
+		bio_list_init(&out);
+		spin_lock_irqsave(&wt->lock, flags);
+		more = wt_pick(wt, &out, WBT_DISPATCH_BATCH, &wait_ns);
+		spin_unlock_irqrestore(&wt->lock, flags);
+		wt_submit_list(&out);
+	} while (more);
 }
 
 static bool wt_is_idle(struct wt_dev *wt)

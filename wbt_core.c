@@ -142,8 +142,8 @@ static unsigned int calc_step_depth(struct wbt_core *c)
 	if (-step < 20)
 		depth = 1 + ((depth - 1) << -step);
 	else
-		depth = maxd;
-	if (depth >= maxd) {
+		depth = UINT_MAX;	/* far past the cap */
+	if (depth > maxd) {
 		c->scaled_max = true;
 		depth = maxd;
 	}
@@ -183,9 +183,15 @@ static bool throttling(const struct wbt_core *c)
 	return c->cfg.enabled && c->holding;
 }
 
+/* Time since a stamp; 0 if now is a little older (sampled before the lock). */
+static u64 elapsed(const struct wbt_now *now, u64 stamp)
+{
+	return now->ns > stamp ? now->ns - stamp : 0;
+}
+
 static bool close_io(const struct wbt_core *c, const struct wbt_now *now)
 {
-	return now->ns - c->last_other_ns < WBT_CLOSE_IO_NSEC;
+	return elapsed(now, c->last_other_ns) < WBT_CLOSE_IO_NSEC;
 }
 
 unsigned int wbt_limit(const struct wbt_core *c, enum wbt_queue q,
@@ -223,10 +229,10 @@ static u64 delay_left(const struct wbt_core *c, enum wbt_queue q,
 		      const struct wbt_now *now)
 {
 	u64 delay = (u64)c->cfg.cache_delay_usec * 1000;
-	u64 since = now->ns - c->last_gated_ns;
+	u64 since = elapsed(now, c->last_gated_ns);
 
-	if (!throttling(c) || !queue_gated(q) ||
-	    wc_rule(c, now) != WBT_WC_DELAY)
+	if (!throttling(c) || queue_counter[q] != WBT_C_WB ||
+	    !queue_gated(q) || wc_rule(c, now) != WBT_WC_DELAY)
 		return 0;
 	return since < delay ? delay - since : 0;
 }
@@ -243,7 +249,7 @@ static void take_slot(struct wbt_core *c, enum wbt_queue q,
 	c->inflight[queue_counter[q]]++;
 	if (++c->q_inflight[q] > c->stats.hwm[q])
 		c->stats.hwm[q] = c->q_inflight[q];
-	if (queue_gated(q))
+	if (queue_gated(q) && queue_counter[q] == WBT_C_WB)
 		c->last_gated_ns = now->ns;
 }
 
@@ -254,6 +260,7 @@ static bool can_merge(const struct wbt_core *c, enum wbt_queue q,
 	unsigned int g = c->open_grp[q];
 
 	return io && io->sectors && g != WBT_NO_GROUP && c->grp_refs[g] &&
+	       c->grp_refs[g] < 0xffff &&
 	       io->sector == c->open_end[q] &&
 	       c->open_sectors[q] + io->sectors <= c->max_merge_sectors;
 }
@@ -329,7 +336,7 @@ int wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_io *io,
 
 	if (kind < WBT_NR_KINDS)
 		c->stats.kind[kind]++;
-	if (kind == WBT_K_READ || kind == WBT_K_DIRECT)
+	if (kind == WBT_K_READ)
 		c->last_other_ns = now->ns;
 	if (q == WBT_Q_NONE)
 		return WBT_NO_GROUP;
@@ -351,6 +358,9 @@ static bool gate_closed(const struct wbt_core *c, enum wbt_queue q,
 	if (!throttling(c) || !queue_gated(q))
 		return false;
 	if (wc_rule(c, now) == WBT_WC_DELAY)
+		return false;
+	/* nothing in flight: no completion will come to open it */
+	if (!c->inflight[queue_counter[q]])
 		return false;
 	return !c->open[queue_counter[q]];
 }
@@ -451,7 +461,7 @@ bool wbt_done(struct wbt_core *c, enum wbt_kind kind, unsigned int grp,
 	bool kick = false;
 	enum wbt_queue p;
 
-	if (kind == WBT_K_READ || kind == WBT_K_DIRECT)
+	if (kind == WBT_K_READ)
 		c->last_other_ns = now->ns;
 	if (q == WBT_Q_NONE || !leave_group(c, q, grp))
 		return false;
@@ -627,7 +637,7 @@ static enum wbt_lat lat_verdict(const struct wbt_core *c,
 	const struct wbt_window *w = &c->win;
 
 	if (c->read_issue_ns) {
-		u64 age = now->ns - c->read_issue_ns;
+		u64 age = elapsed(now, c->read_issue_ns);
 
 		/* A read stuck behind the flood never completes to say so. */
 		if (age > c->cur_win_ns || (age > c->lat_target_ns && !w->nr_read))
@@ -893,7 +903,7 @@ int wbt_config_set(struct wbt_config *cfg, const char *key, const char *val,
 		   const char **err)
 {
 	struct wbt_config n = *cfg;
-	unsigned int v;
+	unsigned int v = 0;
 	int opt, r;
 
 	if (!key || !val) {
@@ -1020,13 +1030,13 @@ int wbt_format_status(const struct wbt_core *c, char *buf, size_t len)
 		     queue_names[i], c->q_inflight[i], queue_names[i],
 		     c->queued[i], queue_names[i], s->hwm[i], queue_names[i],
 		     (unsigned long long)s->throttled[i]);
-	emit(buf, len, &pos, " held_ns=%llu held_max_ns=%llu merged=%llu",
+	emit(buf, len, &pos, " held_ns=%llu held_max_ns=%llu",
 	     (unsigned long long)s->held_ns,
-	     (unsigned long long)s->held_max_ns,
-	     (unsigned long long)s->merged);
+	     (unsigned long long)s->held_max_ns);
 	for (i = 0; i < WBT_NR_KINDS; i++)
 		emit(buf, len, &pos, " n_%s=%llu", kind_names[i],
 		     (unsigned long long)s->kind[i]);
+	emit(buf, len, &pos, " merged=%llu", (unsigned long long)s->merged);
 	emit(buf, len, &pos,
 	     " lat_target_us=%llu lat_pct=%u scaling=%d win_us=%llu",
 	     (unsigned long long)c->lat_target_ns / 1000, c->cfg.lat_pct,
