@@ -19,7 +19,7 @@ SRCS := dm-wbthrottle.c wbt_core.c wbt_core.h wbt_shim.h compat.h \
 # Every installed Debian kernel with headers (6.1 and 6.12).
 KVERS ?= $(sort $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.*-amd64/build))))
 
-.PHONY: all module clean deps dist-files install uninstall unit fuzz kbuild-all \
+.PHONY: all module clean deps dist-files install uninstall unit fuzz style kbuild-all \
 	dkms-check vm-test check demo bench
 
 all: module
@@ -69,6 +69,10 @@ unit:
 
 fuzz:
 	$(MAKE) -C tests/fuzz run
+
+# checkpatch --strict (fetches the script from linux-source-6.12 once)
+style:
+	sh scripts/checkpatch.sh
 
 dkms-check:
 	sh scripts/dkms-check.sh $(KVERS)

@@ -128,6 +128,16 @@ static void wt_kick(struct wt_dev *wt)
 	mod_delayed_work(wt->wq, &wt->dispatch, 0);
 }
 
+/* Describe the head of held queue q for wbt_dispatch(). Lock held. */
+static void wt_peek(struct wt_dev *wt, int q, struct wbt_io *io)
+{
+	struct bio *bio = bio_list_peek(&wt->held[q]);
+
+	io->sectors = 0;
+	if (bio)
+		wt_bio_io(bio, io);
+}
+
 /* Move up to @max bios that may go now from held[] to @out. Lock held. */
 static bool wt_pick(struct wt_dev *wt, struct bio_list *out,
 		    unsigned int max, u64 *wait_ns)
@@ -141,8 +151,7 @@ static bool wt_pick(struct wt_dev *wt, struct bio_list *out,
 
 	wt_now(wt, &now);
 	for (q = 0; q < WBT_NR_QUEUES; q++)
-		if ((bio = bio_list_peek(&wt->held[q])))
-			wt_bio_io(bio, &heads[q]);
+		wt_peek(wt, q, &heads[q]);
 	while (max--) {
 		q = wbt_dispatch(&wt->core, &now, heads, &grp, wait_ns);
 		if (q < 0)
@@ -155,9 +164,7 @@ static bool wt_pick(struct wt_dev *wt, struct bio_list *out,
 		wbt_note_held(&wt->core, now.ns - pb->start_ns);
 		trace_wbthrottle_wait(wt->devt, q, now.ns - pb->start_ns);
 		bio_list_add(out, bio);
-		heads[q].sectors = 0;
-		if ((bio = bio_list_peek(&wt->held[q])))
-			wt_bio_io(bio, &heads[q]);
+		wt_peek(wt, q, &heads[q]);
 	}
 	return true;
 }
@@ -276,7 +283,7 @@ static void wt_destroy(struct wt_dev *wt)
 }
 
 static int wt_parse_opts(struct dm_arg_set *as, struct wbt_config *cfg,
-			  char **error)
+			 char **error)
 {
 	static const struct dm_arg group = {
 		0, 2 * WBT_NR_OPTS,
@@ -343,7 +350,7 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			goto bad;
 	}
 	if (as.argc) {
-		ti->error = "Too many arguments: the optional ones need a correct <#opt_args> count";
+		ti->error = "Too many arguments: give <#opt_args> = the number of words after it";
 		r = -EINVAL;
 		goto bad;
 	}
@@ -433,7 +440,7 @@ static int wt_map(struct dm_target *ti, struct bio *bio)
 }
 
 static int wt_end_io(struct dm_target *ti, struct bio *bio,
-		      blk_status_t *error)
+		     blk_status_t *error)
 {
 	struct wt_dev *wt = ti->private;
 	struct wbt_bio *pb = dm_per_bio_data(bio, sizeof(*pb));
@@ -482,8 +489,8 @@ static void wt_resume(struct dm_target *ti)
 }
 
 static void wt_status(struct dm_target *ti, status_type_t type,
-		       unsigned int status_flags, char *result,
-		       unsigned int maxlen)
+		      unsigned int status_flags, char *result,
+		      unsigned int maxlen)
 {
 	struct wt_dev *wt = ti->private;
 	struct wbt_config cfg;
@@ -527,12 +534,12 @@ static void wt_status(struct dm_target *ti, status_type_t type,
 }
 
 static int wt_message(struct dm_target *ti, unsigned int argc, char **argv,
-		       char *result, unsigned int maxlen)
+		      char *result, unsigned int maxlen)
 {
 	struct wt_dev *wt = ti->private;
 	struct wbt_config cfg;
 	unsigned long flags;
-	const char *err = "messages are <key> <value>: enable, wb_percent, depth, wc_policy, cache_delay_us, lat_us, lat_pct";
+	const char *err = "messages are <key> <value>, keys as in the table line";
 	int r = -EINVAL;
 
 	spin_lock_irqsave(&wt->lock, flags);
@@ -563,7 +570,7 @@ static int wt_prepare_ioctl(struct dm_target *ti, struct block_device **bdev)
 }
 
 static int wt_iterate_devices(struct dm_target *ti,
-			       iterate_devices_callout_fn fn, void *data)
+			      iterate_devices_callout_fn fn, void *data)
 {
 	struct wt_dev *wt = ti->private;
 
