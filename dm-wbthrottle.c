@@ -22,6 +22,7 @@
 #include <linux/blkdev.h>
 #include <linux/backing-dev.h>
 #include <linux/sched.h>
+#include <linux/swap.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <linux/wait.h>
@@ -89,7 +90,8 @@ static unsigned int wt_bio_flags(const struct bio *bio)
 	f |= opf & REQ_PREFLUSH ? WBT_F_PREFLUSH : 0;
 	f |= opf & REQ_BACKGROUND ? WBT_F_BACKGROUND : 0;
 	f |= opf & REQ_SWAP ? WBT_F_SWAP : 0;
-	f |= current->flags & (PF_KSWAPD | PF_MEMALLOC) ? WBT_F_RECLAIMER : 0;
+	/* Not PF_MEMALLOC: xfsaild runs with it and is not reclaim. */
+	f |= current_is_kswapd() ? WBT_F_RECLAIMER : 0;
 	f |= bio_sectors(bio) ? 0 : WBT_F_EMPTY;
 	return f;
 }

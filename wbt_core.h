@@ -55,7 +55,7 @@ enum wbt_kind {
 	WBT_K_BG,		/* REQ_BACKGROUND writeback */
 	WBT_K_NORMAL,		/* other buffered writes */
 	WBT_K_SYNC,		/* WB_SYNC_ALL / fsync, META, PRIO, FUA */
-	WBT_K_RECLAIM,		/* swap, kswapd, a task in reclaim */
+	WBT_K_RECLAIM,		/* swap, or submitted by kswapd */
 	WBT_K_DIRECT,		/* REQ_SYNC|REQ_IDLE: O_DIRECT, journals */
 	WBT_K_DISCARD,
 	WBT_K_FLUSH,		/* empty PREFLUSH */
@@ -95,7 +95,7 @@ enum wbt_flag {
 	WBT_F_PREFLUSH	= 1u << 8,
 	WBT_F_BACKGROUND = 1u << 9,
 	WBT_F_SWAP	= 1u << 10,
-	WBT_F_RECLAIMER	= 1u << 11,	/* submitted by kswapd or in reclaim */
+	WBT_F_RECLAIMER	= 1u << 11,	/* submitted by kswapd */
 	WBT_F_EMPTY	= 1u << 12,	/* no data */
 };
 

@@ -27,15 +27,17 @@ opts=trans=virtio,version=9p2000.L,msize=512000
 mkdir -p /newroot
 mount -t 9p -o "$opts,ro,cache=loose" hostroot /newroot ||
 	halt_vm "cannot mount the host root"
-mount -t proc proc /newroot/proc &&
-mount -t sysfs sys /newroot/sys &&
-mount -t devtmpfs dev /newroot/dev &&
-mount -t tmpfs -o mode=1777 tmp /newroot/tmp &&
-mount -t tmpfs -o mode=755 run /newroot/run &&
-mkdir /newroot/run/vm-out &&
-mount -t 9p -o "$opts" vmout /newroot/run/vm-out ||
+if ! { mount -t proc proc /newroot/proc &&
+	mount -t sysfs sys /newroot/sys &&
+	mount -t devtmpfs dev /newroot/dev &&
+	mount -t tmpfs -o mode=1777 tmp /newroot/tmp &&
+	mount -t tmpfs -o mode=755 run /newroot/run &&
+	mkdir /newroot/run/vm-out &&
+	mount -t 9p -o "$opts" vmout /newroot/run/vm-out; }; then
 	halt_vm "cannot set up the chroot"
+fi
 
-# vm.conf (written by run.sh) names guest.sh and its arguments.
-chroot /newroot /bin/sh -c '. /run/vm-out/vm.conf && exec /bin/bash "$VM_GUEST"'
+# vm.conf (written by run.sh, bash syntax) names guest.sh and its inputs.
+# shellcheck disable=SC2016 # expanded by the chrooted bash
+chroot /newroot /bin/bash -c '. /run/vm-out/vm.conf && exec /bin/bash "$VM_GUEST"'
 halt_vm "guest.sh exited with status $?"

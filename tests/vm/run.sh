@@ -68,6 +68,15 @@ for t in "$@"; do
 	f=$(resolve_test "$t") || { echo "run.sh: no such test: $t" >&2; exit 2; }
 	tests+=("$f")
 done
+# The guest mounts its own tmpfs on these, hiding the host's files.
+for t in "${tests[@]}"; do
+	case $t in
+	/tmp/* | /run/* | /var/tmp/* | /dev/* | /proc/* | /sys/*)
+		echo "run.sh: $t: the guest cannot see host files there" >&2
+		exit 2
+		;;
+	esac
+done
 
 if [ ${#kvers[@]} = 0 ]; then
 	for d in /lib/modules/6.*-amd64/build; do
@@ -139,9 +148,9 @@ prefix() {
 
 # Run the suite on one kernel; returns non-zero unless it fully passed.
 run_kernel() {
-	local kver=$1 out=$2 vmdir=$repo/build/vm/$1 ko= tmp qpid qrc=0 t0 t
-	local kernel=/boot/vmlinuz-$kver summary running reason
-	local -a qemu names=()
+	local kver=$1 out=$2 vmdir=$repo/build/vm/$1 ko='' qrc=0 t0 secs n
+	local kernel=/boot/vmlinuz-$kver summary running reason lock
+	local -a qemu
 
 	[ -f "$kernel" ] || { echo "FAIL vm: no $kernel" | prefix; return 1; }
 	mkdir -p "$vmdir" "$out"
@@ -172,10 +181,6 @@ run_kernel() {
 	mkdir "$out/tests"
 	: >"$out/results"
 
-	for t in "${tests[@]}"; do
-		t=${t##*/t-}
-		names+=("${t%.sh}")
-	done
 	{
 		printf 'VM_GUEST=%q\n' "$here/guest.sh"
 		printf 'VM_KVER=%q\n' "$kver"
@@ -188,20 +193,22 @@ run_kernel() {
 	tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/wbt-vm.XXXXXX")
 	truncate -s "${VM_DISK_MB:-1024}M" "$tmp/nvme.img" "$tmp/scsi.img"
 
+	# shellcheck disable=SC2054 # commas belong to QEMU options
 	qemu=(qemu-system-x86_64 -m 2G -smp 2 -nographic -no-reboot -nic none
-		-cpu "${VM_CPU:-qemu64}"
+		-accel "${VM_ACCEL:-tcg,thread=single}" -cpu "${VM_CPU:-qemu64}"
 		-kernel "$kernel" -initrd "$vmdir/initramfs.cpio"
-		-append "console=ttyS0 panic=-1 panic_on_oops=1 printk.devkmsg=on ${VM_APPEND:-}"
+		-append "console=ttyS0 panic=-1 panic_on_oops=1 printk.devkmsg=on log_buf_len=4M ${VM_APPEND:-}"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 		-virtfs "local,path=$out,mount_tag=vmout,security_model=none,multidevs=remap"
-		-drive "file=$tmp/nvme.img,if=none,id=nv0,format=raw,discard=unmap${VM_NVME_OPTS:+,$VM_NVME_OPTS}"
-		-device nvme,serial=wbt0,drive=nv0
-		-drive "file=$tmp/scsi.img,if=none,id=sd0,format=raw,discard=unmap${VM_SCSI_OPTS:+,$VM_SCSI_OPTS}"
+		-drive "file=$tmp/nvme.img,if=none,id=nvmeimg,format=raw,discard=unmap${VM_NVME_OPTS:+,$VM_NVME_OPTS}"
+		-device nvme,serial=wbt0,drive=nvmeimg
+		-drive "file=$tmp/scsi.img,if=none,id=scsiimg,format=raw,discard=unmap${VM_SCSI_OPTS:+,$VM_SCSI_OPTS}"
 		-device virtio-scsi-pci,id=scsi0
-		-device scsi-hd,bus=scsi0.0,drive=sd0,serial=wbt1)
+		-device scsi-hd,bus=scsi0.0,drive=scsiimg,serial=wbt1)
 	# shellcheck disable=SC2206 # VM_QEMU_ARGS is split on purpose
 	qemu+=(${VM_QEMU_ARGS:-})
 
+	echo "vm: booting for ${#tests[@]} test(s), console in $out/console.log" | prefix
 	t0=$SECONDS
 	timeout -k 10 "$vm_timeout" "${qemu[@]}" </dev/null >"$out/console.log" 2>&1 &
 	qpid=$!
@@ -210,13 +217,15 @@ run_kernel() {
 	fi
 	tail -n +1 -F -s 0.2 --pid="$qpid" "$out/results" 2>/dev/null | prefix
 	wait "$qpid" || qrc=$?
+	qpid=
 	wait
 	rm -rf "$tmp"
-	t=$((SECONDS - t0))
+	tmp=
+	secs=$((SECONDS - t0))
 
 	summary=$(cat "$out/summary" 2>/dev/null || true)
 	if [[ $summary =~ ^[0-9]+\ passed,\ 0\ failed ]]; then
-		echo "vm: ok in ${t}s, logs in $out" | prefix
+		echo "vm: ok in ${secs}s, logs in $out" | prefix
 		exec {lock}>&-
 		return 0
 	fi
@@ -224,22 +233,38 @@ run_kernel() {
 		running=$(cat "$out/running" 2>/dev/null || true)
 		if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 			reason="timed out after ${vm_timeout}s"
-		elif grep -q 'Kernel panic' "$out/console.log"; then
+		elif grep -aq 'Kernel panic' "$out/console.log"; then
 			reason="kernel panic"
 		else
 			reason="stopped without a success signal (qemu status $qrc)"
 		fi
 		echo "FAIL ${running:-vm}: VM $reason" | prefix
+		for n in "${tests[@]}"; do
+			n=${n##*/t-}
+			n=${n%.sh}
+			[ "$n" != "$running" ] || continue
+			grep -Eq "^(PASS|FAIL|SKIP) $n(:|\$)" "$out/results" ||
+				echo "FAIL $n: not run"
+		done | prefix
 		echo "--- last lines of $out/console.log" | prefix
 		tail -n 40 "$out/console.log" | prefix
 	fi
-	echo "vm: FAILED in ${t}s, logs in $out" | prefix
+	echo "vm: FAILED in ${secs}s, logs in $out" | prefix
 	exec {lock}>&-
 	return 1
 }
 
-# Kill the VM (and the tails) if the host side is interrupted.
-trap 'trap - EXIT; kill 0 2>/dev/null' INT TERM
+# If interrupted, stop the VM (timeout passes the signal on to QEMU; the
+# tails follow it) and delete the disk images.
+qpid=
+tmp=
+# shellcheck disable=SC2317 # run by trap
+cleanup() {
+	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null
+	[ -z "$tmp" ] || rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 rc=0
 for kver in "${kvers[@]}"; do

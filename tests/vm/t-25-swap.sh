@@ -26,11 +26,11 @@ run swapon /dev/mapper/wt
 grep -q cgroup2 /proc/mounts || run mount -t cgroup2 none /sys/fs/cgroup
 sysfs_write /sys/fs/cgroup/cgroup.subtree_control +memory
 run mkdir $cg
-sysfs_write $cg/memory.max $((48 << 20))
-# 160 MB of distinct pages in 48 MB: most of them go to swap and back.
+sysfs_write $cg/memory.max $((32 << 20))
+# 96 MB of distinct pages in 32 MB: most of them go to swap and back.
 run sh -c "echo \$\$ > $cg/cgroup.procs && exec python3 -c '
 import hashlib
-pages = [bytes([i % 251]) * 4096 for i in range(40960)]
+pages = [bytes([i % 251]) * 4096 for i in range(24576)]
 assert all(p == bytes([i % 251]) * 4096 for i, p in enumerate(pages))
 print(\"pages intact\")
 '"
