@@ -77,8 +77,10 @@ style:
 dkms-check:
 	sh scripts/dkms-check.sh $(KVERS)
 
+# One VM per kernel, side by side; each line of output names its kernel.
 vm-test: kbuild-all
-	bash tests/vm/run.sh $(foreach k,$(KVERS),-k $(k))
+	@pids=; for k in $(KVERS); do bash tests/vm/run.sh -k $$k & pids="$$pids $$!"; done; \
+	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
 
 check: deps
 	$(MAKE) unit

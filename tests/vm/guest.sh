@@ -67,12 +67,14 @@ wait_exit() {
 
 # leftovers: undo (and report) devices and modules a test left behind.
 leftovers() {
-	local d _
+	local d _ dm=
 	while read -r d _; do
 		[ "$d" != No ] || continue	# "No devices found"
 		echo "left dm device $d behind"
-		dmsetup remove --force "$d" >/dev/null 2>&1
+		dm=1
 	done < <(dmsetup ls 2>/dev/null)
+	# remove_all takes stacked devices top down; --force errors held I/O.
+	[ -z "$dm" ] || dmsetup remove_all --force >/dev/null 2>&1
 	for d in /sys/kernel/config/nullb/*/; do
 		[ -d "$d" ] || continue
 		echo "left null_blk ${d%/} behind"

@@ -36,8 +36,14 @@ if ! { mount -t proc proc /newroot/proc &&
 	mount -t 9p -o "$opts" vmout /newroot/run/vm-out; }; then
 	halt_vm "cannot set up the chroot"
 fi
+# The repository (WBT_REPO, from the kernel command line) at its host path,
+# even where the guest's own tmpfs hides the host's files (a clone in /tmp).
+if [ -n "${WBT_REPO:-}" ] && ! { mkdir -p "/newroot$WBT_REPO" &&
+	mount -t 9p -o "$opts,ro" repo "/newroot$WBT_REPO"; }; then
+	halt_vm "cannot mount the repository at $WBT_REPO"
+fi
 
 # vm.conf (written by run.sh, bash syntax) names guest.sh and its inputs.
 # shellcheck disable=SC2016 # expanded by the chrooted bash
 chroot /newroot /bin/bash -c '. /run/vm-out/vm.conf && exec /bin/bash "$VM_GUEST"'
-halt_vm "guest.sh exited with status $?"
+halt_vm "guest.sh ended with status $?"

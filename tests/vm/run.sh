@@ -68,9 +68,11 @@ for t in "$@"; do
 	f=$(resolve_test "$t") || { echo "run.sh: no such test: $t" >&2; exit 2; }
 	tests+=("$f")
 done
-# The guest mounts its own tmpfs on these, hiding the host's files.
+# The guest mounts its own tmpfs on these, hiding the host's files; the
+# repository itself is shared on its own, so a clone anywhere works.
 for t in "${tests[@]}"; do
 	case $t in
+	"$repo"/*) ;;
 	/tmp/* | /run/* | /var/tmp/* | /dev/* | /proc/* | /sys/*)
 		echo "run.sh: $t: the guest cannot see host files there" >&2
 		exit 2
@@ -197,8 +199,9 @@ run_kernel() {
 	qemu=(qemu-system-x86_64 -m 2G -smp 2 -nographic -no-reboot -nic none
 		-accel "${VM_ACCEL:-tcg,thread=single}" -cpu "${VM_CPU:-qemu64}"
 		-kernel "$kernel" -initrd "$vmdir/initramfs.cpio"
-		-append "console=ttyS0 panic=-1 panic_on_oops=1 printk.devkmsg=on log_buf_len=4M ${VM_APPEND:-}"
+		-append "console=ttyS0 panic=-1 panic_on_oops=1 printk.devkmsg=on log_buf_len=4M WBT_REPO=$repo ${VM_APPEND:-}"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+		-virtfs "local,path=$repo,mount_tag=repo,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$out,mount_tag=vmout,security_model=none,multidevs=remap"
 		-drive "file=$tmp/nvme.img,if=none,id=nvmeimg,format=raw,discard=unmap${VM_NVME_OPTS:+,$VM_NVME_OPTS}"
 		-device nvme,serial=wbt0,drive=nvmeimg
