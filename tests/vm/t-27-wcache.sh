@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A lower device with a volatile write cache (null_blk cache_size): the
+# target sees it (wc=1), and under each write-cache policy heavy background
+# writeback is held within the background limit, the "delay" policy paces
+# it, and the data reads back.
+# vm-timeout: 300
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-wbt.sh"
+trap wbt_cleanup EXIT
+
+dev=$(lower_dev nullb 256 irqmode=2 completion_nsec=2000000 max_sectors=128 cache_size=32)
+assert_eq "$(cat /sys/block/${dev#/dev/}/queue/write_cache)" "write back" "lower device caches writes"
+prep_writeback
+run head -c 16M /dev/urandom >data
+
+for policy in drain delay off; do
+	wbt_create wt "$dev" depth 8 wc_policy $policy cache_delay_us 10000
+	assert_eq "$(st wt wc)" 1 "write cache seen ($policy)"
+	sleep 1.2	# a new bdi counts as a dirtier that just slept
+	exec 9<"/dev/mapper/wt"
+	t0=$(date +%s%N)
+	run dd if=data of=/dev/mapper/wt bs=1M conv=notrunc status=none
+	wait_for 60 st_ge wt bg_throttled 1 || die "nothing held ($policy)"
+	exec 9<&-
+	wait_idle wt 120 || die "writeback did not finish ($policy)"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	st_log wt
+	assert_le "$(st wt bg_hwm)" "$(st wt background)" "background in flight <= limit ($policy)"
+	run cmp data <(dd if=/dev/mapper/wt bs=1M count=16 iflag=direct status=none)
+	if [ $policy = delay ]; then
+		# One request per 10 ms at most: a lower bound on the time the
+		# writeback took, whatever the speed of the machine.
+		reqs=$(($(st wt n_bg) - $(st wt merged)))
+		assert_ge "$ms" $((reqs * 10 * 9 / 10)) "delay policy: $reqs requests paced 10 ms apart"
+	fi
+	dm_remove wt
+done
