@@ -352,6 +352,19 @@ hold:
 	return WBT_HOLD;
 }
 
+/* Requests of the gated queues of counter ctr in flight. */
+static unsigned int gated_inflight(const struct wbt_core *c,
+				   enum wbt_counter ctr)
+{
+	unsigned int n = 0;
+	enum wbt_queue q;
+
+	for (q = 0; q < WBT_NR_QUEUES; q++)
+		if (queue_gated(q) && queue_counter[q] == ctr)
+			n += c->q_inflight[q];
+	return n;
+}
+
 static bool gate_closed(const struct wbt_core *c, enum wbt_queue q,
 			const struct wbt_now *now)
 {
@@ -359,8 +372,8 @@ static bool gate_closed(const struct wbt_core *c, enum wbt_queue q,
 		return false;
 	if (wc_rule(c, now) == WBT_WC_DELAY)
 		return false;
-	/* nothing in flight: no completion will come to open it */
-	if (!c->inflight[queue_counter[q]])
+	/* Drained: no completion of the class will come to open it. */
+	if (!gated_inflight(c, queue_counter[q]))
 		return false;
 	return !c->open[queue_counter[q]];
 }
@@ -434,6 +447,11 @@ static bool release_gated(struct wbt_core *c, enum wbt_counter ctr,
 	case WBT_WC_DELAY:
 		return true;	/* wbt_dispatch() keeps the pace */
 	case WBT_WC_DRAIN:
+		/*
+		 * "The class drained": sync writes in flight do not count,
+		 * or a stream of them would starve background writeback.
+		 */
+		n = gated_inflight(c, ctr);
 		limit = 0;
 		break;
 	default:

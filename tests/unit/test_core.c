@@ -1002,6 +1002,22 @@ static void test_release_wc_drain(void)
 	CHECK_EQ(f.c.queued[WBT_Q_BG], 0);
 }
 
+/* Drain means the background class drained: sync in flight does not count. */
+static void test_release_wc_drain_sync_no_starve(void)
+{
+	struct fx f;
+	int i;
+
+	DO(setup(&f, 32, true));
+	CHECK_EQ(map_n(&f, WBT_K_BG, 5), 4);
+	CHECK_EQ(map_n(&f, WBT_K_SYNC, 2), 2);	/* sync passes held bg */
+	for (i = 0; i < 3; i++)
+		CHECK(!done(&f, WBT_K_BG));
+	CHECK(done(&f, WBT_K_BG));		/* bg drained, sync still out */
+	CHECK_EQ(dispatch(&f, NULL), WBT_Q_BG);
+	CHECK_EQ(f.c.queued[WBT_Q_BG], 0);
+}
+
 /* A waiting dirtier suspends the drain rule: batching applies. */
 static void test_release_wc_drain_dirty_wait(void)
 {
@@ -2540,6 +2556,7 @@ static const struct test tests[] = {
 	T(release_bg_keeps_own_limit),
 	T(release_wc_drain),
 	T(release_wc_drain_dirty_wait),
+	T(release_wc_drain_sync_no_starve),
 	T(release_wc_delay),
 	T(release_wc_delay_keeps_limit),
 	T(release_wc_delay_dirty_wait),
