@@ -22,8 +22,9 @@
  * The normal, background and discard queues are "gated": held bios are let
  * go in batches. Without a volatile write cache the gate opens when enough
  * slots are free (upstream's wb_normal rule); with one, either only when the
- * counter drains to zero (policy "drain", upstream), or one bio per
- * cache_delay (policy "delay", the 2016 patch set's rule).
+ * gated writes in flight drain to zero (policy "drain", upstream's rule,
+ * but sync writes in flight do not count), or one bio per cache_delay
+ * (policy "delay", the 2016 patch set's rule).
  *
  * Depth counts requests on the lower device, not bios: a write that continues
  * the last one let go from its queue (contiguous, mergeable, that one still
