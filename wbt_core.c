@@ -224,16 +224,41 @@ static enum wbt_wc_policy wc_rule(const struct wbt_core *c,
 	return c->cfg.wc_policy;
 }
 
+/*
+ * Delay policy: the gap between gated writes. A write cache acknowledges at
+ * once, so depth bounds nothing there and the step scales the pace instead:
+ * each step the controller takes against missed reads doubles the gap.
+ */
+u64 wbt_pace_ns(const struct wbt_core *c)
+{
+	u64 gap = (u64)c->cfg.cache_delay_usec * 1000;
+	int step = c->scale_step;
+
+	if (step > 0)
+		gap <<= step < WBT_MAX_PACE_STEP ? step : WBT_MAX_PACE_STEP;
+	else if (step < 0)
+		gap >>= -step < WBT_MAX_PACE_STEP ? -step : WBT_MAX_PACE_STEP;
+	return gap;
+}
+
+/* The pace protects other I/O: with nobody to protect, the cache absorbs. */
+static bool pacing(const struct wbt_core *c, const struct wbt_now *now)
+{
+	return wc_rule(c, now) == WBT_WC_DELAY &&
+	       (c->scale_step > 0 || close_io(c, now));
+}
+
 /* Delay policy: nanoseconds until a gated queue may issue again, or 0. */
 static u64 delay_left(const struct wbt_core *c, enum wbt_queue q,
 		      const struct wbt_now *now)
 {
-	u64 delay = (u64)c->cfg.cache_delay_usec * 1000;
 	u64 since = elapsed(now, c->last_gated_ns);
+	u64 delay;
 
 	if (!throttling(c) || queue_counter[q] != WBT_C_WB ||
-	    !queue_gated(q) || wc_rule(c, now) != WBT_WC_DELAY)
+	    !queue_gated(q) || !pacing(c, now))
 		return 0;
+	delay = wbt_pace_ns(c);
 	return since < delay ? delay - since : 0;
 }
 
@@ -681,10 +706,17 @@ static bool scale_up(struct wbt_core *c)
 	return true;
 }
 
+/* Past depth 1, a paced write cache can still slow down. */
+static bool paced_step_left(const struct wbt_core *c)
+{
+	return c->wc && c->cfg.wc_policy == WBT_WC_DELAY &&
+	       c->cfg.cache_delay_usec && c->scale_step < WBT_MAX_PACE_STEP;
+}
+
 /* Less depth: one step up; hard snaps a negative step back to 0. */
 static bool scale_down(struct wbt_core *c, bool hard)
 {
-	if (c->max_depth == 1)
+	if (c->max_depth == 1 && !paced_step_left(c))
 		return false;
 	if (c->scale_step < 0 && hard)
 		c->scale_step = 0;
@@ -1069,5 +1101,7 @@ int wbt_format_status(const struct wbt_core *c, char *buf, size_t len)
 	emit(buf, len, &pos, " windows=%llu exceeded=%llu step_changes=%llu",
 	     (unsigned long long)s->windows, (unsigned long long)s->exceeded,
 	     (unsigned long long)s->step_changes);
+	emit(buf, len, &pos, " pace_us=%llu",
+	     (unsigned long long)wbt_pace_ns(c) / 1000);
 	return pos;
 }

@@ -124,6 +124,7 @@ enum {
 	WBT_LAT_AUTO = 0xffffffff,		/* lat_us auto */
 	WBT_PROBE_BACKOFF_MIN = 4,		/* good windows before re-probing */
 	WBT_PROBE_BACKOFF_MAX = 64,
+	WBT_MAX_PACE_STEP = 6,			/* delay policy: gap x64 at most */
 	WBT_HIST_SUB = 4,			/* histogram: 4 buckets per 2x */
 	WBT_HIST_BUCKETS = 30 * WBT_HIST_SUB,	/* 1 us .. ~17 min */
 	WBT_NR_GROUPS = 1024,			/* merge groups in flight */
@@ -272,6 +273,7 @@ enum wbt_kind wbt_classify(unsigned int flags);
 enum wbt_queue wbt_kind_queue(enum wbt_kind kind);
 unsigned int wbt_limit(const struct wbt_core *c, enum wbt_queue q,
 		       const struct wbt_now *now);
+u64 wbt_pace_ns(const struct wbt_core *c);
 
 int wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_io *io,
 	    const struct wbt_now *now);

@@ -123,6 +123,13 @@ static void setup_opts(struct fx *f, unsigned int qd, bool wc, ...)
 		setup_cfg(f, &cfg, qd, wc);
 }
 
+/* The delay policy on a caching device, with a read to protect. */
+static void setup_paced(struct fx *f)
+{
+	DO(setup_opts(f, 32, true, "wc_policy", "delay", NULL));
+	wbt_map(&f->c, WBT_K_READ, NULL, &f->now);
+}
+
 /* A bio that cannot merge arrives; returns wbt_map()'s answer. */
 static int map(struct fx *f, enum wbt_kind k)
 {
@@ -727,7 +734,7 @@ static void test_time_going_back_is_recent(void)
 	map(&f, WBT_K_READ);			/* CPU B, later clock */
 	CHECK_EQ(wbt_limit(&f.c, WBT_Q_NORMAL, &early), 4);
 
-	DO(setup_opts(&f, 32, true, "wc_policy", "delay", NULL));
+	DO(setup_paced(&f));
 	early = f.now;
 	f.now.ns += 1 * US;
 	CHECK(go(map(&f, WBT_K_BG)));
@@ -781,7 +788,7 @@ static void test_idle(void)
 	done(&f, WBT_K_DISCARD);
 	CHECK(wbt_idle(&f.c));
 	/* held with nothing in flight (paced) is not idle */
-	DO(setup_opts(&f, 32, true, "wc_policy", "delay", NULL));
+	DO(setup_paced(&f));
 	CHECK(go(map(&f, WBT_K_BG)));
 	done(&f, WBT_K_BG);
 	CHECK(!go(map(&f, WBT_K_BG)));
@@ -1037,7 +1044,7 @@ static void test_release_wc_delay(void)
 	struct fx f;
 	u64 wait = 0;
 
-	DO(setup_opts(&f, 32, true, "wc_policy", "delay", NULL));
+	DO(setup_paced(&f));
 	CHECK(go(map(&f, WBT_K_BG)));
 	CHECK(!go(map(&f, WBT_K_BG)));		/* under limit, but paced */
 	CHECK(!go(map(&f, WBT_K_BG)));
@@ -1066,6 +1073,20 @@ static void test_release_wc_delay(void)
 	CHECK(!go(map(&f, WBT_K_NORMAL)));
 	/* sync is not gated */
 	CHECK(go(map(&f, WBT_K_SYNC)));
+}
+
+/* Nobody to protect: the cache absorbs writeback unpaced. */
+static void test_release_wc_delay_only_near_other_io(void)
+{
+	struct fx f;
+
+	DO(setup_opts(&f, 32, true, "wc_policy", "delay", NULL));
+	CHECK_EQ(wbt_pace_ns(&f.c), 10 * MS);
+	CHECK_EQ(map_n(&f, WBT_K_BG, 6), 4);	/* the depth limit only */
+	map(&f, WBT_K_READ);
+	CHECK(!go(map(&f, WBT_K_NORMAL)));	/* a read: paced */
+	f.now.ns += 100 * MS;
+	CHECK_EQ(dispatch(&f, NULL), WBT_Q_NORMAL);	/* it is past */
 }
 
 static void test_release_wc_delay_keeps_limit(void)
@@ -1110,7 +1131,7 @@ static void test_delay_then_dirty_wait_not_stuck(void)
 	struct fx f;
 	u64 wait = 0;
 
-	DO(setup_opts(&f, 32, true, "wc_policy", "delay", NULL));
+	DO(setup_paced(&f));
 	CHECK(go(map(&f, WBT_K_BG)));
 	f.now.ns += 1 * MS;
 	CHECK(!done(&f, WBT_K_BG));		/* fast cache: idle again */
@@ -2308,6 +2329,35 @@ static void test_ctl_slow_device_scales_down(void)
 	CHECK_EQ(f.c.stats.exceeded, 4);
 }
 
+/*
+ * Under the delay policy on a write cache, depth 1 is not the end: the step
+ * goes on doubling the gap between writes, up to WBT_MAX_PACE_STEP, and
+ * comes back when reads recover. Under "drain" the step stops at depth 1.
+ */
+static void test_ctl_paces_write_cache(void)
+{
+	static const char *const pol[] = { "delay", "drain" };
+	static const int top[] = { WBT_MAX_PACE_STEP, 4 };
+	struct fx f;
+	int i, p;
+
+	for (p = 0; p < 2; p++) {
+		DO(setup_opts(&f, 128, true, "lat_us", "2000",
+			      "wc_policy", pol[p], NULL));
+		for (i = 0; i < 12; i++)
+			feed_window(&f, 20, 10 * MS, 10);
+		CHECKF(f.c.scale_step == top[p], "%s: step %d", pol[p],
+		       f.c.scale_step);
+		CHECK_EQ(f.c.max_depth, 1);
+		CHECK_EQ(wbt_pace_ns(&f.c), (u64)10 * MS << top[p]);
+		for (i = 0; i < 40 && f.c.scale_step > 0; i++)
+			feed_window(&f, 20, 200 * US, 10);
+		CHECKF(f.c.scale_step <= 0, "%s: step %d after %d good windows",
+		       pol[p], f.c.scale_step, i);
+		CHECK(wbt_pace_ns(&f.c) <= 10 * MS);
+	}
+}
+
 static void test_ctl_recovers(void)
 {
 	struct fx f;
@@ -2558,6 +2608,7 @@ static const struct test tests[] = {
 	T(release_wc_drain_dirty_wait),
 	T(release_wc_drain_sync_no_starve),
 	T(release_wc_delay),
+	T(release_wc_delay_only_near_other_io),
 	T(release_wc_delay_keeps_limit),
 	T(release_wc_delay_dirty_wait),
 	T(delay_then_dirty_wait_not_stuck),
@@ -2590,6 +2641,7 @@ static const struct test tests[] = {
 	T(status_field_order),
 	T(note_held),
 	T(ctl_slow_device_scales_down),
+	T(ctl_paces_write_cache),
 	T(ctl_recovers),
 	T(ctl_no_change_without_samples),
 	T(ctl_drifts_back_without_signal),

@@ -294,13 +294,18 @@ _nullb_any() {
 # null_blk devices, scsi_debug. Meant for `trap lower_cleanup EXIT`;
 # keeps the exit status of the test.
 lower_cleanup() {
-	local rc=$? n m
+	local rc=$? n m p
 	set +e
 	n=$(jobs -p)
 	if [ -n "$n" ]; then
+		# Their children too: a dd left running holds the devices open.
+		m=$(for p in $n; do pgrep -P "$p"; done)
 		# shellcheck disable=SC2086 # one pid per word
-		kill $n 2>/dev/null
+		kill $n $m 2>/dev/null
 		wait 2>/dev/null
+		for p in $m; do
+			wait_for 10 sh -c "! kill -0 $p 2>/dev/null"
+		done
 	fi
 	while read -r m; do
 		run umount "$m"
