@@ -8,7 +8,7 @@
  * Table line:
  *	<start> <len> wbthrottle <dev_path> [<#opt_args> <key> <value>...]
  * Keys (also `dmsetup message <dev> 0 <key> <value>`): enable 0|1,
- * wb_percent 1..1000, depth auto|N, wc_policy drain|delay|off,
+ * wb_percent 1..1000, depth auto|N, wc_policy auto|drain|delay|off,
  * cache_delay_us N, lat_us auto|N, lat_pct N. See README.md.
  *
  * Bios that may not go yet are held in per-queue FIFOs; ->map() never

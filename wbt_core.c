@@ -29,6 +29,7 @@ static const char * const wc_policy_names[WBT_NR_WC_POLICIES] = {
 	[WBT_WC_DRAIN] = "drain",
 	[WBT_WC_DELAY] = "delay",
 	[WBT_WC_OFF] = "off",
+	[WBT_WC_AUTO] = "auto",
 };
 
 static const enum wbt_counter queue_counter[WBT_NR_QUEUES] = {
@@ -215,13 +216,26 @@ unsigned int wbt_limit(const struct wbt_core *c, enum wbt_queue q,
 	return c->wb_normal;
 }
 
+/*
+ * The policy "auto" stands for: pacing on a rotational disk, where the
+ * benchmark shows it keeps reads fast (README); on a non-rotational one
+ * a fixed gap per request would cap small writes at a few hundred a second,
+ * so upstream's drain rule.
+ */
+enum wbt_wc_policy wbt_wc_policy(const struct wbt_core *c)
+{
+	if (c->cfg.wc_policy != WBT_WC_AUTO)
+		return c->cfg.wc_policy;
+	return c->nonrot ? WBT_WC_DRAIN : WBT_WC_DELAY;
+}
+
 /* The write cache rule in force for gated queues right now. */
 static enum wbt_wc_policy wc_rule(const struct wbt_core *c,
 				  const struct wbt_now *now)
 {
 	if (!c->wc || now->dirty_wait)
 		return WBT_WC_OFF;
-	return c->cfg.wc_policy;
+	return wbt_wc_policy(c);
 }
 
 /*
@@ -674,6 +688,22 @@ bool wbt_scaling(const struct wbt_core *c)
 	return c->cfg.enabled && !c->cfg.depth && c->lat_target_ns;
 }
 
+/*
+ * Writes a window needs before its reads tell about them. Paced, fewer come
+ * by design: as many as the pace lets through, at most the usual minimum.
+ */
+static unsigned int min_write_samples(const struct wbt_core *c,
+				      const struct wbt_now *now)
+{
+	u64 pace = wbt_pace_ns(c);
+	u64 n;
+
+	if (!pacing(c, now) || !pace)
+		return WBT_MIN_WRITE_SAMPLES;
+	n = c->cur_win_ns / pace;
+	return n < WBT_MIN_WRITE_SAMPLES ? n : WBT_MIN_WRITE_SAMPLES;
+}
+
 static enum wbt_lat lat_verdict(const struct wbt_core *c,
 				const struct wbt_now *now, u64 metric)
 {
@@ -686,7 +716,7 @@ static enum wbt_lat lat_verdict(const struct wbt_core *c,
 		if (age > c->cur_win_ns || (age > c->lat_target_ns && !w->nr_read))
 			return WBT_LAT_EXCEEDED;
 	}
-	if (!w->nr_read || w->nr_write < WBT_MIN_WRITE_SAMPLES) {
+	if (!w->nr_read || w->nr_write < min_write_samples(c, now)) {
 		if (w->nr_write || now->dirty_wait || c->inflight[WBT_C_WB])
 			return WBT_LAT_UNKNOWN_WRITES;
 		return WBT_LAT_UNKNOWN;
@@ -709,7 +739,7 @@ static bool scale_up(struct wbt_core *c)
 /* Past depth 1, a paced write cache can still slow down. */
 static bool paced_step_left(const struct wbt_core *c)
 {
-	return c->wc && c->cfg.wc_policy == WBT_WC_DELAY &&
+	return c->wc && wbt_wc_policy(c) == WBT_WC_DELAY &&
 	       c->cfg.cache_delay_usec && c->scale_step < WBT_MAX_PACE_STEP;
 }
 
@@ -887,7 +917,7 @@ void wbt_config_default(struct wbt_config *cfg)
 	cfg->enabled = true;
 	cfg->wb_percent = WBT_DEF_WB_PERCENT;
 	cfg->depth = 0;
-	cfg->wc_policy = WBT_WC_DRAIN;
+	cfg->wc_policy = WBT_WC_AUTO;
 	cfg->cache_delay_usec = WBT_DEF_CACHE_DELAY_USEC;
 	cfg->lat_usec = WBT_LAT_AUTO;
 	cfg->lat_pct = 0;
@@ -976,7 +1006,7 @@ int wbt_config_set(struct wbt_config *cfg, const char *key, const char *val,
 	} else if (!strcmp(key, "wc_policy")) {
 		opt = WBT_O_WC_POLICY;
 		r = set_wc_policy(&n, val);
-		*err = "wc_policy takes drain, delay or off";
+		*err = "wc_policy takes auto, drain, delay or off";
 	} else if (!strcmp(key, "cache_delay_us")) {
 		opt = WBT_O_CACHE_DELAY;
 		r = parse_uint(val, 0, WBT_MAX_CACHE_DELAY_USEC,
@@ -1070,7 +1100,7 @@ int wbt_format_status(const struct wbt_core *c, char *buf, size_t len)
 	emit(buf, len, &pos,
 	     "enabled=%d holding=%d qd=%u wc=%d wc_policy=%s depth_mode=%s",
 	     c->cfg.enabled, c->holding, c->queue_depth, c->wc,
-	     wc_policy_names[c->cfg.wc_policy],
+	     wc_policy_names[wbt_wc_policy(c)],
 	     c->cfg.depth ? "fixed" : "auto");
 	emit(buf, len, &pos, " max=%u normal=%u background=%u step=%d",
 	     c->max_depth, c->wb_normal, c->wb_background, c->scale_step);

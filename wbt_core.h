@@ -104,6 +104,7 @@ enum wbt_wc_policy {
 	WBT_WC_DRAIN,		/* write cache: let go only when drained */
 	WBT_WC_DELAY,		/* write cache: one bio per cache_delay */
 	WBT_WC_OFF,		/* ignore the write cache */
+	WBT_WC_AUTO,		/* delay if rotational, else drain */
 	WBT_NR_WC_POLICIES
 };
 
@@ -295,6 +296,7 @@ bool wbt_counter_idle(const struct wbt_core *c, enum wbt_queue q);
 const char *wbt_kind_name(enum wbt_kind kind);
 const char *wbt_queue_name(enum wbt_queue q);
 const char *wbt_wc_policy_name(enum wbt_wc_policy p);
+enum wbt_wc_policy wbt_wc_policy(const struct wbt_core *c);
 const char *wbt_lat_name(enum wbt_lat v);
 int wbt_format_status(const struct wbt_core *c, char *buf, size_t len);
 

@@ -994,7 +994,7 @@ static void test_release_wc_drain(void)
 	int i;
 
 	DO(setup(&f, 32, true));
-	CHECK_EQ(f.c.cfg.wc_policy, WBT_WC_DRAIN);
+	CHECK_EQ(wbt_wc_policy(&f.c), WBT_WC_DRAIN);	/* auto, non-rotational */
 	CHECK_EQ(map_n(&f, WBT_K_BG, 6), 4);
 	CHECK_EQ(dispatch(&f, NULL), -1);
 	for (i = 3; i > 0; i--) {
@@ -1087,6 +1087,24 @@ static void test_release_wc_delay_only_near_other_io(void)
 	CHECK(!go(map(&f, WBT_K_NORMAL)));	/* a read: paced */
 	f.now.ns += 100 * MS;
 	CHECK_EQ(dispatch(&f, NULL), WBT_Q_NORMAL);	/* it is past */
+}
+
+/* "auto": pacing on a rotational disk, drain on a non-rotational one. */
+static void test_wc_policy_auto(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, true));
+	CHECK_EQ(wbt_wc_policy(&f.c), WBT_WC_DRAIN);
+	CHECK(wbt_set_device(&f.c, 32, true, 0, false));
+	CHECK_EQ(wbt_wc_policy(&f.c), WBT_WC_DELAY);
+	map(&f, WBT_K_READ);
+	CHECK(go(map(&f, WBT_K_BG)));
+	CHECK(!go(map(&f, WBT_K_BG)));		/* paced */
+	DO(setup_opts(&f, 32, true, "wc_policy", "drain", NULL));
+	CHECK(!wbt_set_device(&f.c, 32, true, 0, true));
+	CHECK(wbt_set_device(&f.c, 32, true, 0, false));
+	CHECK_EQ(wbt_wc_policy(&f.c), WBT_WC_DRAIN);	/* as set */
 }
 
 static void test_release_wc_delay_keeps_limit(void)
@@ -1916,7 +1934,7 @@ static void test_config_default(void)
 	CHECK(cfg.enabled);
 	CHECK_EQ(cfg.wb_percent, 100);
 	CHECK_EQ(cfg.depth, 0);
-	CHECK_EQ(cfg.wc_policy, WBT_WC_DRAIN);
+	CHECK_EQ(cfg.wc_policy, WBT_WC_AUTO);
 	CHECK_EQ(cfg.cache_delay_usec, 10000);
 	CHECK_EQ(cfg.set_mask, 0);
 	CHECK_EQ(wbt_config_nr_args(&cfg), 0);
@@ -1942,6 +1960,7 @@ static void test_config_accepts_valid(void)
 		{ "wc_policy", "drain", WBT_O_WC_POLICY, WBT_WC_DRAIN },
 		{ "wc_policy", "delay", WBT_O_WC_POLICY, WBT_WC_DELAY },
 		{ "wc_policy", "off", WBT_O_WC_POLICY, WBT_WC_OFF },
+		{ "wc_policy", "auto", WBT_O_WC_POLICY, WBT_WC_AUTO },
 		{ "cache_delay_us", "0", WBT_O_CACHE_DELAY, 0 },
 		{ "cache_delay_us", "1000000", WBT_O_CACHE_DELAY, 1000000 },
 		/* leading zeros: plain decimal, not octal */
@@ -2358,6 +2377,29 @@ static void test_ctl_paces_write_cache(void)
 	}
 }
 
+/*
+ * Paced, a window sees few writes by design: good reads with fewer writes
+ * than the usual minimum still say the pace is right (not "no signal",
+ * which would drift the step back and refill the cache).
+ */
+static void test_ctl_paced_window_judged_on_reads(void)
+{
+	struct fx f;
+	int i;
+
+	DO(setup_opts(&f, 128, true, "lat_us", "2000",
+		      "wc_policy", "delay", NULL));
+	for (i = 0; i < 12; i++)
+		feed_window(&f, 20, 10 * MS, 10);
+	CHECK_EQ(f.c.scale_step, WBT_MAX_PACE_STEP);
+	feed_window(&f, 20, 200 * US, 0);
+	CHECK_EQ(f.c.last.verdict, WBT_LAT_OK);
+	/* unpaced, the same window is no signal */
+	DO(setup_opts(&f, 128, true, "lat_us", "2000", NULL));
+	feed_window(&f, 20, 200 * US, 0);
+	CHECK_EQ(f.c.last.verdict, WBT_LAT_UNKNOWN);
+}
+
 static void test_ctl_recovers(void)
 {
 	struct fx f;
@@ -2609,6 +2651,7 @@ static const struct test tests[] = {
 	T(release_wc_drain_sync_no_starve),
 	T(release_wc_delay),
 	T(release_wc_delay_only_near_other_io),
+	T(wc_policy_auto),
 	T(release_wc_delay_keeps_limit),
 	T(release_wc_delay_dirty_wait),
 	T(delay_then_dirty_wait_not_stuck),
@@ -2642,6 +2685,7 @@ static const struct test tests[] = {
 	T(note_held),
 	T(ctl_slow_device_scales_down),
 	T(ctl_paces_write_cache),
+	T(ctl_paced_window_judged_on_reads),
 	T(ctl_recovers),
 	T(ctl_no_change_without_samples),
 	T(ctl_drifts_back_without_signal),

@@ -100,6 +100,12 @@ assert_match() {
 	log "ok: ${3:-assert_match}: /$2/"
 }
 
+# assert_no_match TEXT REGEX [MSG]: no line of TEXT matches the ERE.
+assert_no_match() {
+	! grep -Eq -- "$2" <<<"$1" || die "${3:-assert_no_match}: a line matches /$2/ in: $1"
+	log "ok: ${3:-assert_no_match}: not /$2/"
+}
+
 # expect_fail [-m REGEX] CMD...: CMD must fail (and its stderr match the
 # ERE). Its stderr is left in $EXPECT_STDERR and copied to the transcript.
 expect_fail() {

@@ -29,6 +29,8 @@ msg wc_policy delay
 assert_eq "$(st wt wc_policy)" delay "wc_policy delay"
 msg wc_policy off
 assert_eq "$(st wt wc_policy)" off "wc_policy off"
+msg wc_policy auto
+assert_eq "$(dmsetup table wt | grep -o 'wc_policy [a-z]*')" "wc_policy auto" "wc_policy auto in the table"
 msg wc_policy drain
 msg cache_delay_us 5000
 msg enable 0
@@ -55,7 +57,7 @@ reason='wb_percent takes 1 to 1000' bad wb_percent 1001
 reason='depth takes auto or 1 to 65536' bad depth 0
 reason='depth takes auto or 1 to 65536' bad depth 65537
 reason='depth takes auto or 1 to 65536' bad depth 8x
-reason='wc_policy takes drain, delay or off' bad wc_policy sometimes
+reason='wc_policy takes auto, drain, delay or off' bad wc_policy sometimes
 reason='cache_delay_us takes 0 to 1000000' bad cache_delay_us 1000001
 reason='cache_delay_us takes 0 to 1000000' bad cache_delay_us 99999999999999999999
 
