@@ -241,17 +241,26 @@ static enum wbt_wc_policy wc_rule(const struct wbt_core *c,
 /*
  * Delay policy: the gap between gated writes. A write cache acknowledges at
  * once, so depth bounds nothing there and the step scales the pace instead:
- * each step the controller takes against missed reads doubles the gap.
+ * each step against missed reads multiplies the gap by sqrt(2) (181/128),
+ * fine enough to settle near the rate at which the disk destages.
  */
 u64 wbt_pace_ns(const struct wbt_core *c)
 {
 	u64 gap = (u64)c->cfg.cache_delay_usec * 1000;
 	int step = c->scale_step;
+	int e = step < 0 ? -step : step;
 
-	if (step > 0)
-		gap <<= step < WBT_MAX_PACE_STEP ? step : WBT_MAX_PACE_STEP;
-	else if (step < 0)
-		gap >>= -step < WBT_MAX_PACE_STEP ? -step : WBT_MAX_PACE_STEP;
+	if (e > WBT_MAX_PACE_STEP)
+		e = WBT_MAX_PACE_STEP;
+	if (step > 0) {
+		gap <<= e / 2;
+		if (e & 1)
+			gap = gap * 181 / 128;
+	} else if (step < 0) {
+		gap >>= e / 2;
+		if (e & 1)
+			gap = gap * 90 / 128;
+	}
 	return gap;
 }
 
@@ -764,7 +773,32 @@ static bool may_raise(const struct wbt_core *c)
 	return c->scale_step - 1 > c->bad_step || c->ok_run >= c->probe_backoff;
 }
 
-static void act(struct wbt_core *c, enum wbt_lat verdict)
+/*
+ * Did the reads that missed the target start before the last step up? Then
+ * they tell nothing about it: behind a deep queue (a full write cache) the
+ * next windows still see the old backlog, and stepping on every one of them
+ * overshoots. Wait for a read issued since.
+ */
+static bool stale_miss(const struct wbt_core *c, const struct wbt_now *now,
+		       u64 metric)
+{
+	u64 since, age;
+
+	if (!c->down_ns)
+		return false;
+	since = elapsed(now, c->down_ns);
+	if (c->read_issue_ns) {
+		age = elapsed(now, c->read_issue_ns);
+		if (age > c->cur_win_ns ||
+		    (age > c->lat_target_ns && !c->win.nr_read))
+			return age > since;	/* the stuck read */
+	}
+	/* The reads the metric stands for took at least that long. */
+	return metric > since;
+}
+
+static void act(struct wbt_core *c, enum wbt_lat verdict,
+		const struct wbt_now *now, u64 metric)
 {
 	bool was_raised = c->raised;
 
@@ -772,6 +806,8 @@ static void act(struct wbt_core *c, enum wbt_lat verdict)
 	switch (verdict) {
 	case WBT_LAT_EXCEEDED:
 		c->stats.exceeded++;
+		if (stale_miss(c, now, metric))
+			break;
 		if (was_raised) {
 			c->bad_step = c->scale_step;
 			c->probe_backoff = c->probe_backoff ?
@@ -780,7 +816,8 @@ static void act(struct wbt_core *c, enum wbt_lat verdict)
 				c->probe_backoff = WBT_PROBE_BACKOFF_MAX;
 		}
 		c->ok_run = 0;
-		scale_down(c, true);
+		if (scale_down(c, true))
+			c->down_ns = now->ns ? now->ns : 1;
 		break;
 	case WBT_LAT_OK:
 		if (was_raised && c->scale_step <= c->bad_step) {
@@ -838,7 +875,7 @@ bool wbt_window(struct wbt_core *c, const struct wbt_now *now)
 	r->verdict = lat_verdict(c, now, r->metric_ns);
 	c->stats.windows++;
 	if (wbt_scaling(c))
-		act(c, r->verdict);
+		act(c, r->verdict, now, r->metric_ns);
 	memset(&c->win, 0, sizeof(c->win));
 	window_length(c);
 	return c->scale_step || busy;
@@ -873,6 +910,7 @@ static void reset_step(struct wbt_core *c)
 	c->ok_run = 0;
 	c->unknown_cnt = 0;
 	c->raised = false;
+	c->down_ns = 0;
 	window_length(c);
 }
 

@@ -125,7 +125,7 @@ enum {
 	WBT_LAT_AUTO = 0xffffffff,		/* lat_us auto */
 	WBT_PROBE_BACKOFF_MIN = 4,		/* good windows before re-probing */
 	WBT_PROBE_BACKOFF_MAX = 64,
-	WBT_MAX_PACE_STEP = 6,			/* delay policy: gap x64 at most */
+	WBT_MAX_PACE_STEP = 12,			/* delay policy: gap x64 at most */
 	WBT_HIST_SUB = 4,			/* histogram: 4 buckets per 2x */
 	WBT_HIST_BUCKETS = 30 * WBT_HIST_SUB,	/* 1 us .. ~17 min */
 	WBT_NR_GROUPS = 1024,			/* merge groups in flight */
@@ -240,6 +240,7 @@ struct wbt_core {
 	u64 lat_target_ns;		/* 0: no self-tuning */
 	u64 cur_win_ns;
 	u64 read_issue_ns;		/* oldest tracked read, 0 = none */
+	u64 down_ns;			/* last step up on a miss, 0 = none */
 	struct wbt_window win;
 	struct wbt_win_result last;
 	unsigned int unknown_cnt;

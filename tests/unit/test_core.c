@@ -1089,6 +1089,27 @@ static void test_release_wc_delay_only_near_other_io(void)
 	CHECK_EQ(dispatch(&f, NULL), WBT_Q_NORMAL);	/* it is past */
 }
 
+/* The pace grows by sqrt(2) a step, to x64 at most. */
+static void test_pace_steps(void)
+{
+	static const struct { int step; u64 us; } want[] = {
+		{ -3, 3515 }, { -2, 5000 }, { -1, 7031 }, { 0, 10000 },
+		{ 1, 14140 }, { 2, 20000 }, { 3, 28281 }, { 4, 40000 },
+		{ 12, 640000 }, { 20, 640000 },
+	};
+	struct fx f;
+	unsigned int i;
+
+	DO(setup_opts(&f, 32, true, "wc_policy", "delay", NULL));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		f.c.scale_step = want[i].step;
+		CHECKF(wbt_pace_ns(&f.c) / 1000 == want[i].us,
+		       "step %d: pace %llu us, want %llu", want[i].step,
+		       (unsigned long long)wbt_pace_ns(&f.c) / 1000,
+		       (unsigned long long)want[i].us);
+	}
+}
+
 /* "auto": pacing on a rotational disk, drain on a non-rotational one. */
 static void test_wc_policy_auto(void)
 {
@@ -2368,7 +2389,7 @@ static void test_ctl_paces_write_cache(void)
 		CHECKF(f.c.scale_step == top[p], "%s: step %d", pol[p],
 		       f.c.scale_step);
 		CHECK_EQ(f.c.max_depth, 1);
-		CHECK_EQ(wbt_pace_ns(&f.c), (u64)10 * MS << top[p]);
+		CHECK_EQ(wbt_pace_ns(&f.c), (u64)10 * MS << (top[p] / 2));
 		for (i = 0; i < 40 && f.c.scale_step > 0; i++)
 			feed_window(&f, 20, 200 * US, 10);
 		CHECKF(f.c.scale_step <= 0, "%s: step %d after %d good windows",
@@ -2398,6 +2419,41 @@ static void test_ctl_paced_window_judged_on_reads(void)
 	DO(setup_opts(&f, 128, true, "lat_us", "2000", NULL));
 	feed_window(&f, 20, 200 * US, 0);
 	CHECK_EQ(f.c.last.verdict, WBT_LAT_UNKNOWN);
+}
+
+/*
+ * Behind a deep queue the reads of the next windows were issued before the
+ * step changed: they must not push the step further until a read issued
+ * since could have completed.
+ */
+static void test_ctl_waits_for_fresh_reads(void)
+{
+	struct fx f;
+	int i;
+
+	DO(setup_ctl(&f, "2000"));
+	feed_window(&f, 5, 400 * MS, 10);
+	CHECK_EQ(f.c.scale_step, 1);
+	for (i = 0; i < 5; i++)		/* 5 windows of 70 ms < 400 ms */
+		feed_window(&f, 5, 400 * MS, 10);
+	CHECK_EQ(f.c.scale_step, 1);
+	CHECK_EQ(f.c.stats.exceeded, 6);
+	feed_window(&f, 5, 400 * MS, 10);	/* 420 ms since */
+	CHECK_EQ(f.c.scale_step, 2);
+
+	/* a read stuck since before the step holds it; a new one moves it */
+	DO(setup_ctl(&f, "2000"));
+	CHECK(wbt_read_issue(&f.c, &f.now));
+	feed_window(&f, 0, 0, 10);
+	CHECK_EQ(f.c.scale_step, 1);
+	for (i = 0; i < 10; i++)
+		feed_window(&f, 0, 0, 10);
+	CHECK_EQ(f.c.scale_step, 1);
+	wbt_read_done(&f.c);
+	CHECK(wbt_read_issue(&f.c, &f.now));
+	feed_window(&f, 0, 0, 10);
+	feed_window(&f, 0, 0, 10);
+	CHECK_EQ(f.c.scale_step, 2);
 }
 
 static void test_ctl_recovers(void)
@@ -2651,6 +2707,7 @@ static const struct test tests[] = {
 	T(release_wc_drain_sync_no_starve),
 	T(release_wc_delay),
 	T(release_wc_delay_only_near_other_io),
+	T(pace_steps),
 	T(wc_policy_auto),
 	T(release_wc_delay_keeps_limit),
 	T(release_wc_delay_dirty_wait),
@@ -2686,6 +2743,7 @@ static const struct test tests[] = {
 	T(ctl_slow_device_scales_down),
 	T(ctl_paces_write_cache),
 	T(ctl_paced_window_judged_on_reads),
+	T(ctl_waits_for_fresh_reads),
 	T(ctl_recovers),
 	T(ctl_no_change_without_samples),
 	T(ctl_drifts_back_without_signal),
