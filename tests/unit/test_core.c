@@ -2426,12 +2426,24 @@ static void test_ctl_paced_window_judged_on_reads(void)
  * step changed: they must not push the step further until a read issued
  * since could have completed.
  */
+static void setup_paced_ctl(struct fx *f)
+{
+	DO(setup_opts(f, 128, true, "lat_us", "2000", "wc_policy", "delay",
+		      NULL));
+}
+
 static void test_ctl_waits_for_fresh_reads(void)
 {
 	struct fx f;
 	int i;
 
+	/* without pacing, upstream's rule: a step on every miss */
 	DO(setup_ctl(&f, "2000"));
+	for (i = 0; i < 3; i++)
+		feed_window(&f, 5, 400 * MS, 10);
+	CHECK_EQ(f.c.scale_step, 3);
+
+	DO(setup_paced_ctl(&f));
 	feed_window(&f, 5, 400 * MS, 10);
 	CHECK_EQ(f.c.scale_step, 1);
 	for (i = 0; i < 5; i++)		/* 5 windows of 70 ms < 400 ms */
@@ -2442,7 +2454,7 @@ static void test_ctl_waits_for_fresh_reads(void)
 	CHECK_EQ(f.c.scale_step, 2);
 
 	/* a read stuck since before the step holds it; a new one moves it */
-	DO(setup_ctl(&f, "2000"));
+	DO(setup_paced_ctl(&f));
 	CHECK(wbt_read_issue(&f.c, &f.now));
 	feed_window(&f, 0, 0, 10);
 	CHECK_EQ(f.c.scale_step, 1);
