@@ -174,7 +174,9 @@ def fmt_ratio(v, base):
         return " (%.0f×)" % r
     if r >= 10:
         return " (%.1f×)" % r
-    return " (%.2f×)" % r
+    if r >= 0.1:
+        return " (%.2f×)" % r
+    return " (%.2g×)" % r  # 0.0038×, not 0.00×
 
 
 # Columns per workload: (header, metric key, unit).
