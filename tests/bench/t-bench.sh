@@ -268,9 +268,16 @@ bg_started() {
 }
 
 # bg_stop: end the load (SIGINT: fio writes its JSON and logs, the commit
-# log its log).
+# log its log). Again until it is gone: a SIGINT that reaches fio while it
+# still sets up is lost, and fio would then run for all of BENCH_MAX_RUN
+# (seen with the fast "ssd" profile, where the writers are done first).
 bg_stop() {
-	kill -INT "$BG_PID" 2>/dev/null || true
+	local i
+	for i in $(seq 100); do
+		kill -INT "$BG_PID" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -0 "$BG_PID" 2>/dev/null && kill -TERM "$BG_PID" 2>/dev/null
 	wait "$BG_PID" || true
 }
 
