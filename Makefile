@@ -19,7 +19,7 @@ SRCS := dm-wbthrottle.c wbt_core.c wbt_core.h wbt_shim.h compat.h \
 # Every installed Debian kernel with headers (6.1 and 6.12).
 KVERS ?= $(sort $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.*-amd64/build))))
 
-.PHONY: all module clean deps dist-files install uninstall unit fuzz style kbuild-all \
+.PHONY: all module clean deps dist-files install uninstall unit fuzz style kbuild-all diskmodel-all \
 	dkms-check vm-test check demo bench
 
 all: module
@@ -64,6 +64,10 @@ build/%/dm_wbthrottle.ko: $(SRCS)
 
 kbuild-all: $(foreach k,$(KVERS),build/$(k)/dm_wbthrottle.ko)
 
+# The test-only disk model (tests/diskmodel), for the VM tests and the bench.
+diskmodel-all:
+	@$(MAKE) -s --no-print-directory -C tests/diskmodel all-kernels KVERS="$(KVERS)"
+
 unit:
 	$(MAKE) -C tests/unit run
 
@@ -78,7 +82,7 @@ dkms-check:
 	sh scripts/dkms-check.sh $(KVERS)
 
 # One VM per kernel, side by side; each line of output names its kernel.
-vm-test: kbuild-all
+vm-test: kbuild-all diskmodel-all
 	@pids=; for k in $(KVERS); do bash tests/vm/run.sh -k $$k & pids="$$pids $$!"; done; \
 	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
 
