@@ -56,4 +56,3 @@ assert_eq "$(st wt lat_target_us)" 75000 "auto: the rotational latency target"
 assert_no_match "$(dmsetup table wt)" wc_policy "the table keeps auto (no option)"
 sysfs_write $rot 0
 dm_remove wt
-

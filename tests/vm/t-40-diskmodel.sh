@@ -8,7 +8,15 @@
 # vm-timeout: 400
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-wbt.sh"
-trap wbt_cleanup EXIT
+cleanup() {
+	local r=$?
+	set +e
+	(exit $r)
+	wbt_cleanup	# the dm devices first: they hold the model
+	[ -d /sys/module/wbt_diskmodel ] && rmmod wbt_diskmodel
+	exit $r
+}
+trap cleanup EXIT
 
 ko=$(cd "$(dirname "$0")/../.." && pwd)/build/$(uname -r)/diskmodel/wbt_diskmodel.ko
 [ -f "$ko" ] || die "no $ko: make diskmodel-all first (make vm-test does)"
@@ -24,4 +32,3 @@ run head -c 8M /dev/urandom >data
 run dd if=data of=/dev/mapper/wt bs=1M conv=fsync status=none
 run cmp data <(dd if=/dev/mapper/wt bs=1M count=8 iflag=direct status=none)
 dm_remove wt
-run rmmod wbt_diskmodel
