@@ -2353,6 +2353,13 @@ static void setup_ctl(struct fx *f, const char *lat_us)
 	DO(setup_opts(f, 128, false, "lat_us", lat_us, NULL));
 }
 
+/* The same on a write cache, paced (wc_policy delay). */
+static void setup_paced_ctl(struct fx *f)
+{
+	DO(setup_opts(f, 128, true, "lat_us", "2000", "wc_policy", "delay",
+		      NULL));
+}
+
 static void test_ctl_slow_device_scales_down(void)
 {
 	struct fx f;
@@ -2408,8 +2415,7 @@ static void test_ctl_paced_window_judged_on_reads(void)
 	struct fx f;
 	int i;
 
-	DO(setup_opts(&f, 128, true, "lat_us", "2000",
-		      "wc_policy", "delay", NULL));
+	DO(setup_paced_ctl(&f));
 	for (i = 0; i < 12; i++)
 		feed_window(&f, 20, 10 * MS, 10);
 	CHECK_EQ(f.c.scale_step, WBT_MAX_PACE_STEP);
@@ -2426,12 +2432,6 @@ static void test_ctl_paced_window_judged_on_reads(void)
  * step changed: they must not push the step further until a read issued
  * since could have completed.
  */
-static void setup_paced_ctl(struct fx *f)
-{
-	DO(setup_opts(f, 128, true, "lat_us", "2000", "wc_policy", "delay",
-		      NULL));
-}
-
 static void test_ctl_waits_for_fresh_reads(void)
 {
 	struct fx f;
