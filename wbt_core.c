@@ -661,6 +661,7 @@ void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns)
 	case WBT_K_SYNC:
 	case WBT_K_RECLAIM:
 	case WBT_K_DIRECT:
+	case WBT_K_DISCARD:	/* upstream: any op_is_write() op */
 		w->nr_write++;
 		break;
 	default:

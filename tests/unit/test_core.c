@@ -2666,6 +2666,16 @@ struct test {
 	void (*fn)(void);
 };
 
+/* Discards count as write samples, as upstream's op_is_write() does. */
+static void test_discard_is_write_sample(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	wbt_sample(&f.c, WBT_K_DISCARD, 1 * MS);
+	CHECK_EQ(f.c.win.nr_write, 1);
+}
+
 #define T(fn) { #fn, test_##fn }
 
 static const struct test tests[] = {
@@ -2752,6 +2762,7 @@ static const struct test tests[] = {
 	T(status_values),
 	T(status_field_order),
 	T(note_held),
+	T(discard_is_write_sample),
 	T(ctl_slow_device_scales_down),
 	T(ctl_paces_write_cache),
 	T(ctl_paced_window_judged_on_reads),
