@@ -155,12 +155,12 @@ void wbt_update_limits(struct wbt_core *c)
 {
 	u64 max;
 
+	c->step_depth = calc_step_depth(c);
 	if (c->cfg.depth) {
 		max = c->cfg.depth;
 		c->scaled_max = true;
 	} else {
-		max = calc_step_depth(c);
-		max = max * c->cfg.wb_percent / 100;
+		max = (u64)c->step_depth * c->cfg.wb_percent / 100;
 		if (max > WBT_MAX_DEPTH)
 			max = WBT_MAX_DEPTH;
 	}
@@ -767,7 +767,8 @@ static bool paced_step_left(const struct wbt_core *c)
 /* Less depth: one step up; hard snaps a negative step back to 0. */
 static bool scale_down(struct wbt_core *c, bool hard)
 {
-	if (c->max_depth == 1 && !paced_step_left(c))
+	/* The step's own depth, so that wb_percent cannot unbound it. */
+	if ((c->max_depth == 1 || c->step_depth == 1) && !paced_step_left(c))
 		return false;
 	if (c->scale_step < 0 && hard)
 		c->scale_step = 0;

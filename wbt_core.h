@@ -217,6 +217,7 @@ struct wbt_core {
 	/* limits, derived by wbt_update_limits() */
 	int scale_step;
 	bool scaled_max;
+	unsigned int step_depth;	/* max_depth of the step, unscaled */
 	unsigned int max_depth;
 	unsigned int wb_normal;
 	unsigned int wb_background;

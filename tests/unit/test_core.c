@@ -2676,6 +2676,20 @@ static void test_discard_is_write_sample(void)
 	CHECK_EQ(f.c.win.nr_write, 1);
 }
 
+/* wb_percent above 100 cannot push the step past depth 1 of the step. */
+static void test_wb_percent_step_bounded(void)
+{
+	struct fx f;
+	int i;
+
+	DO(setup_opts(&f, 128, false, "lat_us", "2000", "wb_percent", "1000",
+		      NULL));
+	for (i = 0; i < 40; i++)
+		feed_window(&f, 5, 100 * MS, 5);
+	CHECK_EQ(f.c.scale_step, 4);		/* 16 >> 4: depth 1 */
+	CHECK_EQ(f.c.max_depth, 10);		/* 1 x 1000% */
+}
+
 #define T(fn) { #fn, test_##fn }
 
 static const struct test tests[] = {
@@ -2763,6 +2777,7 @@ static const struct test tests[] = {
 	T(status_field_order),
 	T(note_held),
 	T(discard_is_write_sample),
+	T(wb_percent_step_bounded),
 	T(ctl_slow_device_scales_down),
 	T(ctl_paces_write_cache),
 	T(ctl_paced_window_judged_on_reads),
