@@ -209,11 +209,23 @@ unsigned int wbt_limit(const struct wbt_core *c, enum wbt_queue q,
 	default:
 		break;
 	}
+	/*
+	 * A dirtier waits: writeback is what it waits for, so lift the
+	 * limits, as upstream does; but with reads around only to wb_normal,
+	 * so that the readers keep most of their protection exactly when the
+	 * flood is at its worst.
+	 */
 	if (now->dirty_wait)
-		return c->max_depth;
+		return close_io(c, now) ? c->wb_normal : c->max_depth;
 	if (q == WBT_Q_BG || close_io(c, now))
 		return c->wb_background;
 	return c->wb_normal;
+}
+
+/* A dirtier waits and no reads need protecting: every limit lifts. */
+static bool full_lift(const struct wbt_core *c, const struct wbt_now *now)
+{
+	return now->dirty_wait && !close_io(c, now);
 }
 
 /*
@@ -233,7 +245,7 @@ enum wbt_wc_policy wbt_wc_policy(const struct wbt_core *c)
 static enum wbt_wc_policy wc_rule(const struct wbt_core *c,
 				  const struct wbt_now *now)
 {
-	if (!c->wc || now->dirty_wait)
+	if (!c->wc || full_lift(c, now))
 		return WBT_WC_OFF;
 	return wbt_wc_policy(c);
 }

@@ -655,18 +655,25 @@ static void test_limit_direct_write_is_not_a_read(void)
 	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
 }
 
+/* A waiting dirtier lifts writeback to max, but near reads only to normal. */
 static void test_limit_dirty_wait_max(void)
 {
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	map(&f, WBT_K_READ);
 	f.now.dirty_wait = true;
 	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 16);
 	CHECK_EQ(limit(&f, WBT_Q_BG), 16);
 	CHECK_EQ(limit(&f, WBT_Q_SYNC), 16);
 	CHECK_EQ(limit(&f, WBT_Q_RECLAIM), 16);
 	CHECK_EQ(limit(&f, WBT_Q_DISCARD), 4);	/* discard stays low */
+	map(&f, WBT_K_READ);			/* a reader is around */
+	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
+	CHECK_EQ(limit(&f, WBT_Q_BG), 8);
+	CHECK_EQ(limit(&f, WBT_Q_SYNC), 16);
+	CHECK_EQ(limit(&f, WBT_Q_RECLAIM), 16);
+	f.now.ns += 100 * MS;			/* ... and gone */
+	CHECK_EQ(limit(&f, WBT_Q_BG), 16);
 	f.now.dirty_wait = false;
 	CHECK_EQ(limit(&f, WBT_Q_BG), 4);
 }
@@ -1181,7 +1188,7 @@ static void test_delay_then_dirty_wait_not_stuck(void)
 	CHECK_EQ(wait, 8 * MS);
 	f.now.ns += 8 * MS;			/* the timer fires ... */
 	f.now.dirty_wait = true;		/* ... as a dirtier waits */
-	CHECK_EQ(limit(&f, WBT_Q_BG), 16);
+	CHECK_EQ(limit(&f, WBT_Q_BG), 8);	/* the read: bounded lift */
 	CHECK_EQ(dispatch(&f, &wait), WBT_Q_BG);
 }
 
