@@ -54,6 +54,8 @@ struct wt_dev {
 	struct delayed_work dispatch;	/* issues held bios */
 	struct timer_list window;	/* ends latency windows */
 	wait_queue_head_t idle_wait;	/* dtr waits for in-flight bios */
+	unsigned long dirty_seen;	/* jiffies of the last bdi look */
+	unsigned long dirty_sleep;	/* what it found */
 };
 
 /* Per-bio data, in DM's front pad. */
@@ -96,12 +98,23 @@ static unsigned int wt_bio_flags(const struct bio *bio)
 	return f;
 }
 
+/* A dirtier slept in balance_dirty_pages() within the last second. */
+static bool wt_dirty_wait(struct wt_dev *wt)
+{
+	unsigned long j = jiffies;
+
+	/* On 6.1 this walks the bdi's wbs: once a jiffy is enough. */
+	if (READ_ONCE(wt->dirty_seen) != j) {
+		WRITE_ONCE(wt->dirty_sleep, wbt_bdi_last_dirty_sleep(wt->bdi));
+		WRITE_ONCE(wt->dirty_seen, j);
+	}
+	return time_before(j, READ_ONCE(wt->dirty_sleep) + HZ);
+}
+
 static void wt_now(struct wt_dev *wt, struct wbt_now *now)
 {
-	unsigned long slept = wbt_bdi_last_dirty_sleep(wt->bdi);
-
 	now->ns = ktime_get_ns();
-	now->dirty_wait = time_before(jiffies, slept + HZ);
+	now->dirty_wait = wt_dirty_wait(wt);
 }
 
 /* The lower device's depth and cache can change at run time; re-read. */
