@@ -184,6 +184,12 @@ static bool throttling(const struct wbt_core *c)
 	return c->cfg.enabled && c->holding;
 }
 
+/* Does the core hold writes back at all (enabled, not suspending)? */
+bool wbt_throttling(const struct wbt_core *c)
+{
+	return throttling(c);
+}
+
 /* Time since a stamp; 0 if now is a little older (sampled before the lock). */
 static u64 elapsed(const struct wbt_now *now, u64 stamp)
 {
@@ -381,13 +387,57 @@ static bool held_ahead(const struct wbt_core *c, enum wbt_queue q)
 	return false;
 }
 
+/* Deferring bytes more would pass the bound (0: nothing is deferred). */
+static bool backlog_full(const struct wbt_core *c, u64 bytes)
+{
+	u64 bound = (u64)c->cfg.backlog_kb * 1024;
+
+	return !bound || c->deferred_bytes + bytes > bound;
+}
+
+/*
+ * A write that may not go now: its submitter waits if it may sleep; a
+ * REQ_NOWAIT one is refused; otherwise the target holds it, unless the
+ * backlog is full, and then it goes at once.
+ */
+static int hold(struct wbt_core *c, enum wbt_queue q, const struct wbt_io *io,
+		const struct wbt_now *now)
+{
+	unsigned int mode = io ? io->mode : WBT_IO_DEFER;
+	u64 bytes = io ? io->bytes : 0;
+
+	if (!c->cfg.push_back)
+		mode &= ~WBT_IO_SLEEP;
+	if (mode & WBT_IO_NOWAIT) {
+		c->stats.again++;
+		return WBT_AGAIN;
+	}
+	if (!(mode & WBT_IO_SLEEP) && backlog_full(c, bytes)) {
+		c->stats.overflow++;
+		return new_group(c, q, io, now);
+	}
+	c->queued[q]++;
+	c->stats.throttled[q]++;
+	if (mode & WBT_IO_SLEEP) {
+		c->stats.slept++;
+		return WBT_WAIT;
+	}
+	c->deferred[q]++;
+	c->deferred_bytes += bytes;
+	c->stats.deferred++;
+	if (c->deferred_bytes > c->stats.deferred_bytes_max)
+		c->stats.deferred_bytes_max = c->deferred_bytes;
+	return WBT_HOLD;
+}
+
 /* ---- the three events: map, dispatch, done -------------------------------- */
 
 /*
- * A bio arrives. WBT_HOLD: the caller holds it in queue wbt_kind_queue(kind)
- * and issues it when wbt_dispatch() names that queue. Otherwise issue it now;
- * the value is its group, to give back to wbt_done(). io is NULL for bios
- * that cannot merge.
+ * A bio arrives. WBT_WAIT: its submitter waits, WBT_HOLD: the caller holds
+ * it; either way in queue wbt_kind_queue(kind), in arrival order, until
+ * wbt_dispatch() names that queue. WBT_AGAIN: fail it with BLK_STS_AGAIN.
+ * Otherwise issue it now; the value is its group, to give back to
+ * wbt_done(). io NULL: a bio that cannot merge, deferred if held.
  */
 int wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_io *io,
 	    const struct wbt_now *now)
@@ -400,16 +450,15 @@ int wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_io *io,
 		c->last_other_ns = now->ns;
 	if (q == WBT_Q_NONE)
 		return WBT_NO_GROUP;
+	if (now->dirty_wait)
+		c->stats.dirty_waits++;
 	if (held_ahead(c, q))
-		goto hold;
+		return hold(c, q, io, now);
 	if (can_merge(c, q, io))
 		return join_group(c, q, io);
 	if (under_limit(c, q, now) && !delay_left(c, q, now))
 		return new_group(c, q, io, now);
-hold:
-	c->queued[q]++;
-	c->stats.throttled[q]++;
-	return WBT_HOLD;
+	return hold(c, q, io, now);
 }
 
 /* Requests of the gated queues of counter ctr in flight. */
@@ -438,12 +487,74 @@ static bool gate_closed(const struct wbt_core *c, enum wbt_queue q,
 	return !c->open[queue_counter[q]];
 }
 
+static u64 age_bound_ns(const struct wbt_core *c)
+{
+	return (u64)c->cfg.backlog_ms * 1000 * 1000;
+}
+
+/* How long head h has been held; 0 if it does not say. */
+static u64 head_age(const struct wbt_io *h, const struct wbt_now *now)
+{
+	return h->since_ns ? elapsed(now, h->since_ns) : 0;
+}
+
+static void min_wait(u64 *wait_ns, u64 left)
+{
+	if (left && (!*wait_ns || left < *wait_ns))
+		*wait_ns = left;
+}
+
+/* The oldest head held for backlog_ms or longer, or WBT_Q_NONE. */
+static enum wbt_queue aged_head(const struct wbt_core *c,
+				const struct wbt_now *now,
+				const struct wbt_io *heads, u64 *wait_ns)
+{
+	enum wbt_queue q, old = WBT_Q_NONE;
+	u64 bound = age_bound_ns(c), age, oldest = 0;
+
+	for (q = 0; q < WBT_NR_QUEUES; q++) {
+		if (!c->queued[q] || !heads[q].since_ns)
+			continue;
+		age = head_age(&heads[q], now);
+		if (age < bound) {
+			min_wait(wait_ns, bound - age);
+		} else if (age > oldest || old == WBT_Q_NONE) {
+			oldest = age;
+			old = q;
+		}
+	}
+	return old;
+}
+
+/* The head of queue q goes: account it. */
+static int take_head(struct wbt_core *c, enum wbt_queue q,
+		     const struct wbt_io *h, const struct wbt_now *now,
+		     unsigned int *grp)
+{
+	c->queued[q]--;
+	if (h->deferred && c->deferred[q]) {
+		c->deferred[q]--;
+		c->deferred_bytes -= h->bytes < c->deferred_bytes ?
+				     h->bytes : c->deferred_bytes;
+	}
+	if (h->since_ns)
+		wbt_note_held(c, head_age(h, now), h->deferred);
+	if (can_merge(c, q, h))
+		*grp = join_group(c, q, h);
+	else
+		*grp = new_group(c, q, h, now);
+	return q;
+}
+
 /*
- * Pick the queue whose head may be issued now and account it; the caller
- * pops that queue's head and issues it, giving *grp back to wbt_done().
- * heads[q] describes the head of queue q (sectors 0 if it cannot merge).
- * -1: nothing may go now; if *wait_ns is then nonzero, call again after that
- * long.
+ * Pick the queue whose head may be issued now (or whose sleeping submitter
+ * may go on) and account it; the caller pops that queue's head and lets it
+ * go, giving *grp back to wbt_done(). heads[q] describes the head of queue
+ * q. -1: nothing may go now; if *wait_ns is then nonzero, call again after
+ * that long.
+ *
+ * A head held for backlog_ms goes first: a deferred one regardless of the
+ * limit, a sleeping one as soon as its counter is below max_depth.
  */
 int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
 		 const struct wbt_io *heads, unsigned int *grp, u64 *wait_ns)
@@ -453,16 +564,22 @@ int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
 	u64 left;
 
 	*wait_ns = 0;
+	q = aged_head(c, now, heads, wait_ns);
+	if (q != WBT_Q_NONE) {
+		if (heads[q].deferred || !throttling(c) ||
+		    c->inflight[queue_counter[q]] < c->max_depth) {
+			c->stats.aged++;
+			return take_head(c, q, &heads[q], now, grp);
+		}
+		blocked[queue_counter[q]] = true;
+	}
 	for (q = 0; q < WBT_NR_QUEUES; q++) {
 		enum wbt_counter ctr = queue_counter[q];
 
 		if (!c->queued[q])
 			continue;
-		if (can_merge(c, q, &heads[q])) {
-			c->queued[q]--;
-			*grp = join_group(c, q, &heads[q]);
-			return q;
-		}
+		if (can_merge(c, q, &heads[q]))
+			return take_head(c, q, &heads[q], now, grp);
 		if (blocked[ctr])
 			continue;
 		blocked[ctr] = true;
@@ -470,13 +587,10 @@ int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
 			continue;
 		left = delay_left(c, q, now);
 		if (left) {
-			if (!*wait_ns || left < *wait_ns)
-				*wait_ns = left;
+			min_wait(wait_ns, left);
 			continue;
 		}
-		c->queued[q]--;
-		*grp = new_group(c, q, &heads[q], now);
-		return q;
+		return take_head(c, q, &heads[q], now, grp);
 	}
 	/* Whoever could not go waits for the next release decision. */
 	c->open[WBT_C_WB] = false;
@@ -557,11 +671,13 @@ bool wbt_done(struct wbt_core *c, enum wbt_kind kind, unsigned int grp,
 	return kick;
 }
 
-void wbt_note_held(struct wbt_core *c, u64 held_ns)
+void wbt_note_held(struct wbt_core *c, u64 held_ns, bool deferred)
 {
 	c->stats.held_ns += held_ns;
 	if (held_ns > c->stats.held_max_ns)
 		c->stats.held_max_ns = held_ns;
+	if (deferred && held_ns > c->stats.deferred_max_ns)
+		c->stats.deferred_max_ns = held_ns;
 }
 
 bool wbt_idle(const struct wbt_core *c)
@@ -983,6 +1099,9 @@ void wbt_config_default(struct wbt_config *cfg)
 	cfg->cache_delay_usec = WBT_DEF_CACHE_DELAY_USEC;
 	cfg->lat_usec = WBT_LAT_AUTO;
 	cfg->lat_pct = 0;
+	cfg->push_back = true;
+	cfg->backlog_kb = WBT_DEF_BACKLOG_KB;
+	cfg->backlog_ms = WBT_DEF_BACKLOG_MS;
 }
 
 /* Strict decimal: digits only, no sign, no overflow, within [min, max]. */
@@ -1082,8 +1201,21 @@ int wbt_config_set(struct wbt_config *cfg, const char *key, const char *val,
 		opt = WBT_O_LAT_PCT;
 		r = parse_uint(val, 0, 99, &n.lat_pct);
 		*err = "lat_pct takes 0 (window minimum) to 99";
+	} else if (!strcmp(key, "push_back")) {
+		opt = WBT_O_PUSH_BACK;
+		r = parse_uint(val, 0, 1, &v);
+		n.push_back = v;
+		*err = "push_back takes 0 (never make a submitter wait) or 1";
+	} else if (!strcmp(key, "backlog_kb")) {
+		opt = WBT_O_BACKLOG_KB;
+		r = parse_uint(val, 0, WBT_MAX_BACKLOG_KB, &n.backlog_kb);
+		*err = "backlog_kb takes 0 (defer nothing) to 4194304";
+	} else if (!strcmp(key, "backlog_ms")) {
+		opt = WBT_O_BACKLOG_MS;
+		r = parse_uint(val, 1, WBT_MAX_BACKLOG_MS, &n.backlog_ms);
+		*err = "backlog_ms takes 1 to 60000";
 	} else {
-		*err = "unknown option (enable, wb_percent, depth, wc_policy, cache_delay_us, lat_us, lat_pct)";
+		*err = "unknown option (enable, wb_percent, depth, wc_policy, cache_delay_us, lat_us, lat_pct, push_back, backlog_kb, backlog_ms)";
 		return -1;
 	}
 	if (r)
@@ -1147,13 +1279,38 @@ int wbt_config_format(const struct wbt_config *cfg, char *buf, size_t len)
 		emit(buf, len, &pos, " lat_us %u", cfg->lat_usec);
 	if (m & (1u << WBT_O_LAT_PCT))
 		emit(buf, len, &pos, " lat_pct %u", cfg->lat_pct);
+	if (m & (1u << WBT_O_PUSH_BACK))
+		emit(buf, len, &pos, " push_back %u", cfg->push_back ? 1 : 0);
+	if (m & (1u << WBT_O_BACKLOG_KB))
+		emit(buf, len, &pos, " backlog_kb %u", cfg->backlog_kb);
+	if (m & (1u << WBT_O_BACKLOG_MS))
+		emit(buf, len, &pos, " backlog_ms %u", cfg->backlog_ms);
 	return pos;
 }
 
-/* The INFO status: key=value fields, in an append-only order (README). */
-int wbt_format_status(const struct wbt_core *c, char *buf, size_t len)
+/* Writes held now: submitters waiting, and deferred ones. */
+static void held_counts(const struct wbt_core *c, unsigned int *waiting,
+			unsigned int *deferred)
+{
+	int i;
+
+	*waiting = 0;
+	*deferred = 0;
+	for (i = 0; i < WBT_NR_QUEUES; i++) {
+		*waiting += c->queued[i] - c->deferred[i];
+		*deferred += c->deferred[i];
+	}
+}
+
+/*
+ * The INFO status: key=value fields, in an append-only order (README).
+ * oldest_ns: how long the oldest write held now has been held.
+ */
+int wbt_format_status(const struct wbt_core *c, u64 oldest_ns, char *buf,
+		      size_t len)
 {
 	const struct wbt_stats *s = &c->stats;
+	unsigned int waiting, deferred;
 	size_t pos = 0;
 	int i;
 
@@ -1195,5 +1352,20 @@ int wbt_format_status(const struct wbt_core *c, char *buf, size_t len)
 	     (unsigned long long)s->step_changes);
 	emit(buf, len, &pos, " pace_us=%llu",
 	     (unsigned long long)wbt_pace_ns(c) / 1000);
+	held_counts(c, &waiting, &deferred);
+	emit(buf, len, &pos,
+	     " waiting=%u deferred=%u deferred_bytes=%llu deferred_bytes_max=%llu held_oldest_us=%llu deferred_max_us=%llu",
+	     waiting, deferred, (unsigned long long)c->deferred_bytes,
+	     (unsigned long long)s->deferred_bytes_max,
+	     (unsigned long long)oldest_ns / 1000,
+	     (unsigned long long)s->deferred_max_ns / 1000);
+	emit(buf, len, &pos,
+	     " slept=%llu deferred_total=%llu aged=%llu overflow=%llu again=%llu dirty_waits=%llu",
+	     (unsigned long long)s->slept, (unsigned long long)s->deferred,
+	     (unsigned long long)s->aged, (unsigned long long)s->overflow,
+	     (unsigned long long)s->again,
+	     (unsigned long long)s->dirty_waits);
+	emit(buf, len, &pos, " push_back=%d backlog_kb=%u backlog_ms=%u",
+	     c->cfg.push_back, c->cfg.backlog_kb, c->cfg.backlog_ms);
 	return pos;
 }

@@ -43,6 +43,18 @@
  * again waits for a run of good windows that doubles each time (4..64):
  * a steady load settles instead of oscillating between two steps.
  *
+ * Push-back: a tracked write that may not go waits in its submitter when
+ * the glue says the submitter may sleep (WBT_WAIT); only otherwise is it
+ * deferred, held by the target (WBT_HOLD). Sleeping and deferred writes
+ * share the queues above, in arrival order. The deferred backlog is
+ * bounded: when it would exceed backlog_kb, a write that cannot sleep
+ * passes at once; a deferred write older than backlog_ms goes regardless
+ * of the limit. A held write of any kind older than backlog_ms is promoted:
+ * it goes first, at max_depth, ungated and unpaced, so a saturating sync
+ * load cannot starve normal or background writes. A REQ_NOWAIT write that
+ * would wait is refused (WBT_AGAIN): its submitter retries where it may
+ * block.
+ *
  * The caller holds one lock around every call; nothing here sleeps.
  */
 #ifndef WBT_CORE_H
@@ -130,13 +142,34 @@ enum {
 	WBT_HIST_BUCKETS = 30 * WBT_HIST_SUB,	/* 1 us .. ~17 min */
 	WBT_NR_GROUPS = 1024,			/* merge groups in flight */
 	WBT_NO_GROUP = 0xffff,			/* bio accounted on its own */
-	WBT_HOLD = -1,				/* wbt_map(): hold the bio */
+	WBT_HOLD = -1,				/* wbt_map(): defer the bio */
+	WBT_WAIT = -2,				/* wbt_map(): submitter waits */
+	WBT_AGAIN = -3,				/* wbt_map(): refuse, retry */
+	WBT_DEF_BACKLOG_KB = 16384,		/* deferred bytes bound */
+	WBT_MAX_BACKLOG_KB = 4 * 1024 * 1024,
+	WBT_DEF_BACKLOG_MS = 500,		/* deferred age bound */
+	WBT_MAX_BACKLOG_MS = 60000,
 };
 
-/* Where a write lands, to see whether it merges with the previous one. */
+/* How the submitter of a write may be held (struct wbt_io.mode). */
+enum wbt_io_mode {
+	WBT_IO_DEFER = 0,		/* cannot sleep: the target holds it */
+	WBT_IO_SLEEP = 1u << 0,		/* the submitter may sleep */
+	WBT_IO_NOWAIT = 1u << 1,	/* REQ_NOWAIT: never hold */
+};
+
+/*
+ * A write: where it lands (sectors 0: cannot merge), its size and how it may
+ * be held; as a queue head for wbt_dispatch(), also when it was held (0:
+ * never ages) and whether it is deferred rather than a sleeping submitter.
+ */
 struct wbt_io {
 	u64 sector;
 	unsigned int sectors;
+	unsigned int bytes;
+	unsigned int mode;		/* enum wbt_io_mode */
+	u64 since_ns;
+	bool deferred;
 };
 
 /* Which options were given explicitly, so the table line repeats them. */
@@ -148,6 +181,9 @@ enum wbt_opt {
 	WBT_O_CACHE_DELAY,
 	WBT_O_LAT,
 	WBT_O_LAT_PCT,
+	WBT_O_PUSH_BACK,
+	WBT_O_BACKLOG_KB,
+	WBT_O_BACKLOG_MS,
 	WBT_NR_OPTS
 };
 
@@ -159,6 +195,9 @@ struct wbt_config {
 	unsigned int cache_delay_usec;
 	unsigned int lat_usec;		/* read latency target, 0 = off */
 	unsigned int lat_pct;		/* 0: window minimum, else percentile */
+	bool push_back;			/* submitters may wait in ->map() */
+	unsigned int backlog_kb;	/* bound on deferred bytes, 0: none */
+	unsigned int backlog_ms;	/* age at which a held write is old */
 	unsigned int set_mask;		/* 1 << enum wbt_opt */
 };
 
@@ -202,6 +241,14 @@ struct wbt_stats {
 	u64 exceeded;			/* of which missed the target */
 	u64 step_changes;
 	unsigned int hwm[WBT_NR_QUEUES];	/* most in flight at once */
+	u64 slept;			/* writes whose submitter waited */
+	u64 deferred;			/* writes the target held */
+	u64 deferred_max_ns;		/* longest a deferred write was held */
+	u64 deferred_bytes_max;		/* largest deferred backlog */
+	u64 aged;			/* held writes let go for their age */
+	u64 overflow;			/* passed: the backlog was full */
+	u64 again;			/* REQ_NOWAIT writes refused */
+	u64 dirty_waits;		/* tracked writes seeing a dirtier wait */
 };
 
 struct wbt_core {
@@ -224,7 +271,9 @@ struct wbt_core {
 
 	unsigned int inflight[WBT_NR_COUNTERS];
 	unsigned int q_inflight[WBT_NR_QUEUES];
-	unsigned int queued[WBT_NR_QUEUES];
+	unsigned int queued[WBT_NR_QUEUES];	/* sleeping + deferred */
+	unsigned int deferred[WBT_NR_QUEUES];
+	u64 deferred_bytes;
 	bool open[WBT_NR_COUNTERS];	/* gate of the gated queues */
 	u64 last_other_ns;		/* last read issue or completion */
 	u64 last_gated_ns;		/* last gated dispatch (delay policy) */
@@ -284,7 +333,7 @@ int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
 		 const struct wbt_io *heads, unsigned int *grp, u64 *wait_ns);
 bool wbt_done(struct wbt_core *c, enum wbt_kind kind, unsigned int grp,
 	      const struct wbt_now *now);
-void wbt_note_held(struct wbt_core *c, u64 held_ns);
+void wbt_note_held(struct wbt_core *c, u64 held_ns, bool deferred);
 void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns);
 bool wbt_read_issue(struct wbt_core *c, const struct wbt_now *now);
 void wbt_read_done(struct wbt_core *c);
@@ -293,6 +342,7 @@ bool wbt_window(struct wbt_core *c, const struct wbt_now *now);
 u64 wbt_hist_value(unsigned int bucket);
 unsigned int wbt_hist_bucket(u64 lat_ns);
 bool wbt_idle(const struct wbt_core *c);
+bool wbt_throttling(const struct wbt_core *c);
 bool wbt_counter_idle(const struct wbt_core *c, enum wbt_queue q);
 
 const char *wbt_kind_name(enum wbt_kind kind);
@@ -300,6 +350,7 @@ const char *wbt_queue_name(enum wbt_queue q);
 const char *wbt_wc_policy_name(enum wbt_wc_policy p);
 enum wbt_wc_policy wbt_wc_policy(const struct wbt_core *c);
 const char *wbt_lat_name(enum wbt_lat v);
-int wbt_format_status(const struct wbt_core *c, char *buf, size_t len);
+int wbt_format_status(const struct wbt_core *c, u64 oldest_ns, char *buf,
+		      size_t len);
 
 #endif /* WBT_CORE_H */

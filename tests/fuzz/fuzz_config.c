@@ -30,7 +30,7 @@ static void check_roundtrip(const struct wbt_config *cfg)
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct wbt_config cfg, before;
-	char *text, *words[16], *save = NULL, *w;
+	char *text, *words[24], *save = NULL, *w;
 	const char *err;
 	struct wbt_core core;
 	char status[4096];
@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = 0;
-	for (w = strtok_r(text, " \n", &save); w && n < 16;
+	for (w = strtok_r(text, " \n", &save); w && n < 24;
 	     w = strtok_r(NULL, " \n", &save))
 		words[n++] = w;
 
@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	wbt_init(&core, &cfg);
 	wbt_set_device(&core, size % 2048, size & 1, 256, size & 2);
 	for (i = 0; i < 64; i++)
-		wbt_format_status(&core, status, (size_t)i * 64 % sizeof(status));
+		wbt_format_status(&core, size, status, (size_t)i * 64 % sizeof(status));
 	free(text);
 	return 0;
 }

@@ -1502,12 +1502,12 @@ static void test_merge_at_dispatch(void)
 	CHECK(!go(map_io(&f, WBT_K_BG, 9008, 8)));
 	CHECK(done(&f, WBT_K_BG));
 	memset(heads, 0, sizeof(heads));
-	heads[WBT_Q_BG] = (struct wbt_io){ 9000, 8 };
+	heads[WBT_Q_BG] = (struct wbt_io){ .sector = 9000, .sectors = 8 };
 	CHECK_EQ(wbt_dispatch(&f.c, &f.now, heads, &grp, &wait), WBT_Q_BG);
 	g = grp;
 	CHECK(g != WBT_NO_GROUP);
 	CHECK_EQ(f.c.inflight[WBT_C_WB], 4);	/* at the bg limit */
-	heads[WBT_Q_BG] = (struct wbt_io){ 9008, 8 };
+	heads[WBT_Q_BG] = (struct wbt_io){ .sector = 9008, .sectors = 8 };
 	grp = 0;
 	CHECK_EQ(wbt_dispatch(&f.c, &f.now, heads, &grp, &wait), WBT_Q_BG);
 	CHECK_EQ(grp, g);
@@ -1679,8 +1679,17 @@ static void sim_map(struct sim *s)
 		s->next_sector[q] = b.io.sector + 8;
 		io = &b.io;
 	}
+	/* Half the submitters may sleep; the others' writes are deferred. */
+	if (q != WBT_Q_NONE) {
+		b.io.bytes = 4096;
+		b.io.mode = rnd_below(2) ? WBT_IO_SLEEP : WBT_IO_DEFER;
+		io = &b.io;
+	}
 	s->mapped++;
 	r = wbt_map(&s->f.c, b.kind, io, &s->f.now);
+	b.io.deferred = r == WBT_HOLD;
+	if (r == WBT_WAIT)
+		r = WBT_HOLD;
 	if (r != WBT_HOLD) {
 		CHECKF(r >= 0 && (r == WBT_NO_GROUP || r < WBT_NR_GROUPS),
 		       SIM_FMT "wbt_map returned %d", SIM_ARG, r);
@@ -1724,6 +1733,7 @@ static void sim_check(struct sim *s)
 	unsigned int qin[WBT_NR_QUEUES] = { 0 };
 	enum wbt_queue q;
 	unsigned int i;
+	u64 bytes = 0;
 
 	memset(seen, 0, sizeof(seen));
 	for (i = 0; i < s->nfly; i++) {
@@ -1745,6 +1755,14 @@ static void sim_check(struct sim *s)
 		       SIM_FMT "counter %u is %u, %u requests in flight",
 		       SIM_ARG, i, c->inflight[i], slots[i]);
 	for (q = 0; q < WBT_NR_QUEUES; q++) {
+		const struct sfifo *h = &s->held[q];
+		unsigned int nd = 0;
+
+		for (i = h->head; i < h->tail; i++)
+			nd += h->v[i].io.deferred;
+		CHECKF(c->deferred[q] == nd, SIM_FMT "%s deferred %u, %u held",
+		       SIM_ARG, wbt_queue_name(q), c->deferred[q], nd);
+		bytes += (u64)nd * 4096;
 		CHECKF(c->queued[q] == sf_len(&s->held[q]),
 		       SIM_FMT "%s queued %u, %u held", SIM_ARG,
 		       wbt_queue_name(q), c->queued[q], sf_len(&s->held[q]));
@@ -1752,6 +1770,9 @@ static void sim_check(struct sim *s)
 		       SIM_FMT "%s_inflight %u, %u in flight", SIM_ARG,
 		       wbt_queue_name(q), c->q_inflight[q], qin[q]);
 	}
+	CHECKF(c->deferred_bytes == bytes, SIM_FMT "deferred_bytes %llu, %llu held",
+	       SIM_ARG, (unsigned long long)c->deferred_bytes,
+	       (unsigned long long)bytes);
 	if (!s->strict)
 		return;
 	CHECKF(c->stats.hwm[WBT_Q_BG] <= c->wb_background,
@@ -2185,7 +2206,7 @@ static int fmt_config(const void *cfg, char *buf, size_t len)
 
 static int fmt_status(const void *c, char *buf, size_t len)
 {
-	return wbt_format_status(c, buf, len);
+	return wbt_format_status(c, 0, buf, len);
 }
 
 static void test_config_format_no_overrun(void)
@@ -2243,9 +2264,9 @@ static void test_status_values(void)
 	map(&f, WBT_K_READ);
 	f.now.ns += 200 * MS;
 	map_n(&f, WBT_K_BG, 6);
-	wbt_note_held(&f.c, 1000);
-	wbt_note_held(&f.c, 500);
-	CHECK(wbt_format_status(&f.c, buf, sizeof(buf)) > 0);
+	wbt_note_held(&f.c, 1000, false);
+	wbt_note_held(&f.c, 500, false);
+	CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
 	CHECK_FIELD(buf, "enabled", "1");
 	CHECK_FIELD(buf, "holding", "1");
 	CHECK_FIELD(buf, "qd", "32");
@@ -2288,7 +2309,7 @@ static void test_status_field_order(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	CHECK(wbt_format_status(&f.c, buf, sizeof(buf)) > 0);
+	CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
 #define WANT(...) snprintf(want[n++], sizeof(want[0]), __VA_ARGS__)
 	WANT("enabled"); WANT("holding"); WANT("qd"); WANT("wc");
 	WANT("wc_policy"); WANT("depth_mode"); WANT("max"); WANT("normal");
@@ -2323,9 +2344,9 @@ static void test_note_held(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	wbt_note_held(&f.c, 300);
-	wbt_note_held(&f.c, 700);
-	wbt_note_held(&f.c, 100);
+	wbt_note_held(&f.c, 300, false);
+	wbt_note_held(&f.c, 700, false);
+	wbt_note_held(&f.c, 100, false);
 	CHECK_EQ(f.c.stats.held_ns, 1100);
 	CHECK_EQ(f.c.stats.held_max_ns, 700);
 }
@@ -2673,6 +2694,188 @@ struct test {
 	void (*fn)(void);
 };
 
+/* ---- push-back and the bounded backlog ----------------------------------- */
+
+/* A write of 4 KiB that cannot merge, held as mode says, seen at f->now. */
+static int map_mode(struct fx *f, enum wbt_kind k, unsigned int mode)
+{
+	struct wbt_io io = { .bytes = 4096, .mode = mode };
+
+	return wbt_map(&f->c, k, &io, &f->now);
+}
+
+/* The head of queue q for wbt_dispatch(): held since, deferred or not. */
+static int dispatch_heads(struct fx *f, enum wbt_queue q, u64 since,
+			  bool deferred, u64 *wait_ns)
+{
+	struct wbt_io heads[WBT_NR_QUEUES];
+	unsigned int grp = 0;
+	u64 w;
+
+	memset(heads, 0, sizeof(heads));
+	heads[q].bytes = 4096;
+	heads[q].since_ns = since;
+	heads[q].deferred = deferred;
+	return wbt_dispatch(&f->c, &f->now, heads, &grp, wait_ns ? wait_ns : &w);
+}
+
+/* Fill the background limit (4 of 16 on qd 32). */
+static void fill_bg(struct fx *f)
+{
+	DO(setup(f, 32, false));
+	CHECK_EQ(map_n(f, WBT_K_BG, 4), 4);
+}
+
+static void test_pushback_submitter_waits(void)
+{
+	struct fx f;
+
+	DO(fill_bg(&f));
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	CHECK_EQ(f.c.queued[WBT_Q_BG], 1);
+	CHECK_EQ(f.c.deferred[WBT_Q_BG], 0);
+	CHECK_EQ(f.c.deferred_bytes, 0);
+	CHECK_EQ(f.c.stats.slept, 1);
+	/* ... and gets the slot the next completion frees */
+	CHECK(done(&f, WBT_K_BG));
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, NULL), WBT_Q_BG);
+	CHECK_EQ(f.c.queued[WBT_Q_BG], 0);
+	CHECK_EQ(f.c.inflight[WBT_C_WB], 4);
+	CHECK_EQ(f.c.stats.throttled[WBT_Q_BG], 1);
+}
+
+/* A submitter that may not sleep is deferred; push_back 0 defers all. */
+static void test_pushback_defer_when_unsafe(void)
+{
+	struct fx f;
+
+	DO(fill_bg(&f));
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(f.c.deferred[WBT_Q_BG], 1);
+	CHECK_EQ(f.c.deferred_bytes, 4096);
+	CHECK_EQ(f.c.stats.deferred_bytes_max, 4096);
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, true, NULL), -1);
+	done(&f, WBT_K_BG);
+	done(&f, WBT_K_BG);
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, true, NULL), WBT_Q_BG);
+	CHECK_EQ(f.c.deferred[WBT_Q_BG], 0);
+	CHECK_EQ(f.c.deferred_bytes, 0);
+
+	DO(setup_opts(&f, 32, false, "push_back", "0", NULL));
+	CHECK_EQ(map_n(&f, WBT_K_BG, 4), 4);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_HOLD);
+	CHECK_EQ(f.c.stats.slept, 0);
+}
+
+/* REQ_NOWAIT: refused when it would wait, never held; fine under limit. */
+static void test_nowait_refused_not_held(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	CHECK(map_mode(&f, WBT_K_BG, WBT_IO_NOWAIT) >= 0);
+	CHECK_EQ(map_n(&f, WBT_K_BG, 3), 3);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_NOWAIT | WBT_IO_SLEEP),
+		 WBT_AGAIN);
+	CHECK_EQ(f.c.queued[WBT_Q_BG], 0);
+	CHECK_EQ(f.c.inflight[WBT_C_WB], 4);
+	CHECK_EQ(f.c.stats.again, 1);
+	/* behind a held write it is refused too: it may not overtake */
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	done(&f, WBT_K_BG);
+	done(&f, WBT_K_BG);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_NOWAIT), WBT_AGAIN);
+	/* untracked I/O is never refused */
+	CHECK(map_mode(&f, WBT_K_DIRECT, WBT_IO_NOWAIT) >= 0);
+}
+
+/* When deferring would pass backlog_kb, the write goes at once. */
+static void test_backlog_bytes_bound(void)
+{
+	struct fx f;
+
+	DO(setup_opts(&f, 32, false, "backlog_kb", "8", NULL));
+	CHECK_EQ(map_n(&f, WBT_K_BG, 4), 4);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(f.c.deferred_bytes, 8192);
+	CHECK(map_mode(&f, WBT_K_BG, WBT_IO_DEFER) >= 0);
+	CHECK_EQ(f.c.stats.overflow, 1);
+	CHECK_EQ(f.c.deferred_bytes, 8192);
+	CHECK_EQ(f.c.inflight[WBT_C_WB], 5);
+	/* a submitter that may sleep still waits: the bound is on bytes held */
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+
+	DO(setup_opts(&f, 32, false, "backlog_kb", "0", NULL));
+	CHECK_EQ(map_n(&f, WBT_K_BG, 4), 4);
+	CHECK(map_mode(&f, WBT_K_BG, WBT_IO_DEFER) >= 0);
+	CHECK_EQ(f.c.stats.deferred, 0);
+}
+
+/* A deferred write held for backlog_ms goes, whatever the limit says. */
+static void test_backlog_age_goes_over_limit(void)
+{
+	struct fx f;
+	u64 wait = 0;
+
+	DO(fill_bg(&f));
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	f.now.ns += 300 * MS;
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, true, &wait), -1);
+	CHECK_EQ(wait, 200 * MS);		/* call again when it ages */
+	f.now.ns += 200 * MS;
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, true, &wait), WBT_Q_BG);
+	CHECK_EQ(f.c.inflight[WBT_C_WB], 5);	/* over the limit of 4 */
+	CHECK_EQ(f.c.stats.aged, 1);
+	CHECK_EQ(f.c.stats.deferred_max_ns, 500 * MS);
+	CHECK_EQ(f.c.stats.held_max_ns, 500 * MS);
+}
+
+/*
+ * A sync load that keeps the shared counter near max starves background
+ * writes under upstream's rules; an old background write is promoted to
+ * max_depth and goes first. A sleeping one still waits for a free slot.
+ */
+static void test_aging_no_starvation(void)
+{
+	struct fx f;
+	int i;
+
+	DO(setup(&f, 32, false));
+	CHECK_EQ(map_n(&f, WBT_K_SYNC, 16), 16);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	for (i = 0; i < 10; i++) {		/* 450 ms of sync load */
+		f.now.ns += 45 * MS;
+		done(&f, WBT_K_SYNC);
+		CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, NULL), -1);
+		CHECK(go(map(&f, WBT_K_SYNC)));
+	}
+	f.now.ns += 50 * MS;			/* 500 ms: it is old now */
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, NULL), -1);
+	CHECK_EQ(f.c.inflight[WBT_C_WB], 16);	/* no slot: it still waits */
+	done(&f, WBT_K_SYNC);
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, NULL), WBT_Q_BG);
+	CHECK_EQ(f.c.inflight[WBT_C_WB], 16);
+	CHECK_EQ(f.c.stats.aged, 1);
+}
+
+/* An old head also goes first past the gate and the pace. */
+static void test_aging_beats_pace(void)
+{
+	struct fx f;
+	u64 wait = 0;
+
+	DO(setup_paced(&f));
+	DO(opt(&f.c.cfg, "cache_delay_us", "1000000"));
+	CHECK(go(map(&f, WBT_K_BG)));
+	CHECK(!done(&f, WBT_K_BG));
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, &wait), -1);
+	CHECK_EQ(wait, 500 * MS);		/* the age comes before the pace */
+	f.now.ns += 500 * MS;
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, &wait), WBT_Q_BG);
+}
+
 /* Discards count as write samples, as upstream's op_is_write() does. */
 static void test_discard_is_write_sample(void)
 {
@@ -2695,6 +2898,53 @@ static void test_wb_percent_step_bounded(void)
 		feed_window(&f, 5, 100 * MS, 5);
 	CHECK_EQ(f.c.scale_step, 4);		/* 16 >> 4: depth 1 */
 	CHECK_EQ(f.c.max_depth, 10);		/* 1 x 1000% */
+}
+
+/* Status: what is held now, and the backlog counters. */
+static void test_status_held_fields(void)
+{
+	char buf[4096], v[32];
+	struct fx f;
+
+	DO(fill_bg(&f));
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK(wbt_format_status(&f.c, 1234 * US, buf, sizeof(buf)) > 0);
+	CHECK_STR(status_val(buf, "bg_queued", v, sizeof(v)), "2");
+	CHECK_STR(status_val(buf, "waiting", v, sizeof(v)), "1");
+	CHECK_STR(status_val(buf, "deferred", v, sizeof(v)), "1");
+	CHECK_STR(status_val(buf, "deferred_bytes", v, sizeof(v)), "4096");
+	CHECK_STR(status_val(buf, "held_oldest_us", v, sizeof(v)), "1234");
+	CHECK_STR(status_val(buf, "slept", v, sizeof(v)), "1");
+	CHECK_STR(status_val(buf, "backlog_kb", v, sizeof(v)), "16384");
+	CHECK_STR(status_val(buf, "backlog_ms", v, sizeof(v)), "500");
+	CHECK_STR(status_val(buf, "push_back", v, sizeof(v)), "1");
+}
+
+static void test_config_backlog_options(void)
+{
+	struct wbt_config cfg, back;
+	char buf[256];
+	const char *err;
+
+	wbt_config_default(&cfg);
+	CHECK(cfg.push_back);
+	CHECK_EQ(cfg.backlog_kb, 16384);
+	CHECK_EQ(cfg.backlog_ms, 500);
+	DO(opt(&cfg, "push_back", "0"));
+	DO(opt(&cfg, "backlog_kb", "0"));
+	DO(opt(&cfg, "backlog_ms", "60000"));
+	CHECK(wbt_config_set(&cfg, "backlog_ms", "0", &err));
+	CHECK(wbt_config_set(&cfg, "backlog_kb", "4194305", &err));
+	CHECK(wbt_config_set(&cfg, "push_back", "2", &err));
+	CHECK_EQ(wbt_config_nr_args(&cfg), 6);
+	wbt_config_format(&cfg, buf, sizeof(buf));
+	CHECK_STR(buf, " push_back 0 backlog_kb 0 backlog_ms 60000");
+	wbt_config_default(&back);
+	DO(opt(&back, "push_back", "0"));
+	DO(opt(&back, "backlog_kb", "0"));
+	DO(opt(&back, "backlog_ms", "60000"));
+	CHECK(!memcmp(&back, &cfg, sizeof(cfg)));
 }
 
 #define T(fn) { #fn, test_##fn }
@@ -2783,8 +3033,17 @@ static const struct test tests[] = {
 	T(status_values),
 	T(status_field_order),
 	T(note_held),
+	T(pushback_submitter_waits),
+	T(pushback_defer_when_unsafe),
+	T(nowait_refused_not_held),
+	T(backlog_bytes_bound),
+	T(backlog_age_goes_over_limit),
+	T(aging_no_starvation),
+	T(aging_beats_pace),
 	T(discard_is_write_sample),
 	T(wb_percent_step_bounded),
+	T(status_held_fields),
+	T(config_backlog_options),
 	T(ctl_slow_device_scales_down),
 	T(ctl_paces_write_cache),
 	T(ctl_paced_window_judged_on_reads),
