@@ -148,14 +148,14 @@ static struct bio *wt_bio(struct wbt_bio *pb)
 }
 
 /*
- * Where a write lands (if the lower queue could merge it with others), its
- * size, and when it was held.
+ * Where a write lands (if the lower queue could merge it with others) and
+ * the data it holds (a discard holds none).
  */
-static const struct wbt_io *wt_bio_io(const struct bio *bio, struct wbt_io *io)
+static const struct wbt_io *wt_bio_io(struct bio *bio, struct wbt_io *io)
 {
 	io->sector = bio->bi_iter.bi_sector;
 	io->sectors = 0;
-	io->bytes = bio->bi_iter.bi_size;
+	io->bytes = bio_has_data(bio) ? bio->bi_iter.bi_size : 0;
 	io->mode = WBT_IO_DEFER;
 	io->since_ns = 0;
 	io->deferred = false;
