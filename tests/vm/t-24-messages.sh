@@ -60,8 +60,18 @@ reason='depth takes auto or 1 to 65536' bad depth 8x
 reason='wc_policy takes auto, drain, delay or off' bad wc_policy sometimes
 reason='cache_delay_us takes 0 to 1000000' bad cache_delay_us 1000001
 reason='cache_delay_us takes 0 to 1000000' bad cache_delay_us 99999999999999999999
+reason='push_back takes 0' bad push_back 2
+reason='backlog_kb takes 0' bad backlog_kb 4194305
+reason='backlog_ms takes 1 to 60000' bad backlog_ms 0
 
-# "enable 0" releases what is held.
+# The backlog options, as messages and in the table line.
+msg push_back 0
+msg backlog_kb 1048576
+msg backlog_ms 60000
+assert_eq "$(st wt push_back)/$(st wt backlog_kb)/$(st wt backlog_ms)" "0/1048576/60000" "backlog options in status"
+assert_match "$(dmsetup table wt)" " push_back 0 backlog_kb 1048576 backlog_ms 60000$" "backlog options in the table line"
+
+# "enable 0" releases what is held (deferred: push_back 0 above).
 msg depth 4
 prep_writeback
 run head -c 32M /dev/urandom >data
