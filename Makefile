@@ -7,6 +7,7 @@
 #                         builds for both Debian kernels, DKMS, VM tests
 #   make demo             the short "hdd" demonstration
 #   make bench            the full benchmark (KVER= picks the kernel)
+#   make bench-pushback   fsync and reader cost over four disk profiles
 
 NAME := dm-wbthrottle
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
@@ -20,7 +21,7 @@ SRCS := dm-wbthrottle.c wbt_core.c wbt_core.h wbt_shim.h compat.h \
 KVERS ?= $(sort $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.*-amd64/build))))
 
 .PHONY: all module clean deps dist-files install uninstall unit fuzz style kbuild-all diskmodel-all \
-	dkms-check vm-test check demo bench
+	dkms-check vm-test check demo bench bench-pushback
 
 all: module
 
@@ -99,3 +100,6 @@ demo: deps
 
 bench: deps
 	bash tests/bench/bench.sh
+
+bench-pushback: deps
+	bash tests/bench/pushback.sh
