@@ -470,7 +470,8 @@ static bool shown(const char *key)
 		"max", "normal", "background", "step", "held_ns",
 		"held_max_ns", "lat_target_us", "lat_pct", "scaling", "win_us",
 		"win_reads", "win_writes", "read_min_us", "read_p50_us",
-		"read_p99_us", "verdict", "pace_us",
+		"read_p99_us", "verdict", "pace_us", "windows", "exceeded",
+		"step_changes",
 	};
 	size_t i;
 
@@ -544,13 +545,16 @@ static void watch_screen(const struct wbt_dev *d, const struct wbt_dev *p,
 	       num(d, "win_writes"), num(d, "read_min_us") / 1e3,
 	       num(d, "read_p50_us") / 1e3, num(d, "read_p99_us") / 1e3,
 	       num(d, "lat_target_us") / 1e3, word(d, "verdict"));
+	printf("windows %llu, exceeded %llu, step changes %llu\n",
+	       num(d, "windows"), num(d, "exceeded"), num(d, "step_changes"));
 	printf("held: %llu waits this interval, mean %.1f ms; longest ever %.1f ms; pace %.1f ms\n",
 	       waits, waits ? held / 1e6 / waits : 0.0,
 	       num(d, "held_max_ns") / 1e6, num(d, "pace_us") / 1e3);
+	/* Fields appended after this screen was drawn, e.g. bytes held. */
 	for (i = 0; i < d->nf; i++)
 		if (*d->f[i].key && !shown(d->f[i].key))
-			printf("%s%s %s %s", i ? "  " : "", d->f[i].key,
-			       d->f[i].val, wbt_field_unit(d->f[i].key));
+			printf("%s=%s%s  ", d->f[i].key, d->f[i].val,
+			       wbt_field_unit(d->f[i].key));
 	putchar('\n');
 	fflush(stdout);
 }
