@@ -52,6 +52,16 @@ $SUDO apt-get update -q
 k612=$(pick_612) || { echo "install-deps: no linux-image-6.12.*+deb12-amd64 with headers" >&2; exit 1; }
 echo "install-deps: 6.12 kernel is $k612"
 
+# Kernel images change what the machine boots: ask first on a terminal.
+if ! dpkg -s linux-image-amd64 "linux-image-$k612" >/dev/null 2>&1 &&
+   [ -t 0 ] && [ "${WBT_ASSUME_YES:-}" != 1 ]; then
+	echo "install-deps: about to install the kernel images linux-image-amd64 and"
+	echo "linux-image-$k612 (for the QEMU tests); the newer one may become the"
+	printf "default boot entry. Go on? [y/N] "
+	read -r answer
+	case $answer in [yY]*) ;; *) echo "install-deps: stopped"; exit 1 ;; esac
+fi
+
 $SUDO apt-get install -y -q --no-install-recommends \
 	build-essential make gcc bc bison flex libelf-dev kmod cpio xz-utils \
 	initramfs-tools \
