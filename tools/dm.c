@@ -314,6 +314,30 @@ out:
 
 /* ---- the lower device ---------------------------------------------------- */
 
+/*
+ * A wbthrottle device over a wbthrottle device is a mistake, most likely
+ * UUID= of a filesystem that is now seen on both the disk and the device.
+ */
+static int lower_not_wbt(const char *path, dev_t rdev)
+{
+	char file[64], name[WBT_NAME_MAX + 2] = "";
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/sys/dev/block/%u:%u/dm/name",
+		 major(rdev), minor(rdev));
+	f = fopen(file, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%128s", name) != 1)
+		name[0] = 0;
+	fclose(f);
+	if (!*name || !is_wbt(name))
+		return 0;
+	wbt_err("%s is the wbthrottle device %s itself; name the disk below it (by /dev/disk/by-id/, not by the filesystem's UUID)",
+		path, name);
+	return -1;
+}
+
 /* Size in sectors of a block device; fails in words. */
 int wbt_lower_size(const char *path, uint64_t *sectors, dev_t *rdev)
 {
@@ -339,7 +363,7 @@ int wbt_lower_size(const char *path, uint64_t *sectors, dev_t *rdev)
 	close(fd);
 	*sectors = bytes >> 9;
 	*rdev = st.st_rdev;
-	return 0;
+	return lower_not_wbt(path, st.st_rdev);
 }
 
 /* The wbt_lat_usec file of the disk under rdev (a partition's parent). */
@@ -411,9 +435,40 @@ void wbt_lower_wbt_off(const char *name, dev_t rdev)
 	       name, file, lat);
 }
 
+/* Another wbthrottle device over the disk whose wbt_lat_usec is file. */
+static bool disk_shared(const char *name, const char *file, char *other,
+			size_t len)
+{
+	char **names = wbt_dm_list(), this[PATH_MAX];
+	unsigned int maj, min;
+	struct wbt_dev d;
+	bool r = false;
+	int i;
+
+	for (i = 0; names && names[i]; i++) {
+		if (!r && strcmp(names[i], name) && !wbt_dev_load(names[i], &d)) {
+			if (sscanf(d.table, "%u:%u", &maj, &min) == 2 &&
+			    !wbt_lat_file(makedev(maj, min), this, sizeof(this)) &&
+			    !strcmp(this, file)) {
+				snprintf(other, len, "%s", names[i]);
+				r = true;
+			}
+			wbt_dev_free(&d);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}
+
+/*
+ * Put back the value create switched off, unless another wbthrottle device
+ * still sits on the same disk: then that one inherits the duty.
+ */
 void wbt_lower_wbt_restore(const char *name)
 {
-	char state[PATH_MAX], file[PATH_MAX];
+	char state[PATH_MAX], file[PATH_MAX], other[WBT_NAME_MAX + 1];
+	char to[PATH_MAX];
 	unsigned long lat;
 	FILE *f;
 
@@ -421,13 +476,24 @@ void wbt_lower_wbt_restore(const char *name)
 	f = fopen(state, "r");
 	if (!f)
 		return;
-	if (fscanf(f, "%4095s %lu", file, &lat) == 2) {
-		if (write_ulong(file, lat))
-			wbt_warn("cannot restore %s to %lu: %m", file, lat);
-		else
-			printf("%s: restored the lower disk's blk-wbt (%s = %lu)\n",
-			       name, file, lat);
+	if (fscanf(f, "%4095s %lu", file, &lat) != 2) {
+		fclose(f);
+		unlink(state);
+		return;
 	}
 	fclose(f);
+	if (disk_shared(name, file, other, sizeof(other))) {
+		snprintf(to, sizeof(to), WBT_RUN_DIR "/%s", other);
+		if (!rename(state, to)) {
+			printf("%s: the lower disk's blk-wbt stays off: %s is on it too\n",
+			       name, other);
+			return;
+		}
+	}
+	if (write_ulong(file, lat))
+		wbt_warn("cannot restore %s to %lu: %m", file, lat);
+	else
+		printf("%s: restored the lower disk's blk-wbt (%s = %lu)\n",
+		       name, file, lat);
 	unlink(state);
 }

@@ -3,8 +3,8 @@
 # The wbthrottle command end to end: create from arguments and from a tab
 # file, set, status --json, metrics, watch, refusals in words (its own
 # before the kernel, and the target's reason when the kernel refuses), the
-# generator's units, the lower disk's blk-wbt switched off and restored,
-# remove.
+# generator's units, the lower disk's blk-wbt switched off and restored
+# (by the last device on the disk), remove.
 # vm-timeout: 300
 . "$(dirname "$0")/lib.sh"
 trap lower_cleanup EXIT
@@ -58,6 +58,7 @@ expect_fail -m "wc_policy takes one of: auto drain delay off" "$wbt" set wt wb_p
 expect_fail -m "options are key=value" "$wbt" create wx "$dev" depth
 expect_fail -m "is not a block device" "$wbt" create wx /etc/passwd
 expect_fail -m "wx: no such device" "$wbt" remove wx
+expect_fail -m "is the wbthrottle device wt itself" "$wbt" create wx /dev/mapper/wt
 assert_no_match "$(dmesg_since_mark)" "wbthrottle" "nothing reached the kernel"
 assert_match "$(dmsetup table wt)" " wb_percent 50 " "a refused set changes nothing"
 
@@ -117,12 +118,18 @@ assert_match "$u" "^BindsTo=dev-${d1#/dev/}.device$" "bound to the lower device"
 assert_match "$u" "^Before=local-fs-pre.target" "before local-fs-pre.target"
 assert_match "$u" "^ExecStart=/usr/sbin/wbthrottle create --exist-ok t1 $d1 depth=4 wc_policy=off$" "ExecStart"
 
-# remove: blk-wbt restored
+# remove: blk-wbt restored, but only by the last device on the disk
+track wt2
+run "$wbt" create wt2 "$dev"
 out=$(run "$wbt" remove wt)
+printf '%s\n' "$out" >&2
+assert_match "$out" "blk-wbt stays off: wt2 is on it too" "handed over"
+assert_eq "$(cat "$lat")" 0 "blk-wbt still off under wt2"
+[ ! -e /dev/mapper/wt ] || die "/dev/mapper/wt is still there"
+out=$(run "$wbt" remove wt2)
 printf '%s\n' "$out" >&2
 assert_match "$out" "restored the lower disk's blk-wbt" "says so"
 assert_eq "$(cat "$lat")" 4321 "blk-wbt restored"
-[ ! -e /dev/mapper/wt ] || die "/dev/mapper/wt is still there"
 run "$wbt" remove t1
 run "$wbt" remove t2
 assert_eq "$("$wbt" list)" "" "nothing left"
