@@ -249,6 +249,8 @@ int wbt_dev_load(const char *name, struct wbt_dev *d)
 	    get_params(DM_DEVICE_STATUS, name, d))
 		return -1;
 	d->nf = wbt_status_parse(d->status, d->f, WBT_MAX_FIELDS);
+	snprintf(d->lower, sizeof(d->lower), "%.*s",
+		 (int)strcspn(d->table, " "), d->table);
 	return 0;
 }
 
@@ -256,7 +258,8 @@ void wbt_dev_free(struct wbt_dev *d)
 {
 	free(d->table);
 	free(d->status);
-	d->table = d->status = NULL;
+	d->table = NULL;
+	d->status = NULL;
 }
 
 /* Is NAME's only target a wbthrottle one? (quietly) */
@@ -288,7 +291,10 @@ char **wbt_dm_list(void)
 
 	if (!dmt)
 		return NULL;
-	if (!dm_task_run(dmt) || !(n = dm_task_get_names(dmt)))
+	if (!dm_task_run(dmt))
+		goto out;
+	n = dm_task_get_names(dmt);
+	if (!n)
 		goto out;
 	names = calloc(1, sizeof(*names));
 	if (!n->dev)

@@ -48,8 +48,6 @@ static const struct wbt_option wbt_opts[] = {
 	    "0 = window minimum, else this percentile of reads"),
 };
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 static const struct wbt_option *opt_find(const char *key)
 {
 	size_t i;

@@ -213,15 +213,13 @@ static void json_str(const char *s)
 
 static void json_dev(const struct wbt_dev *d)
 {
-	char lower[WBT_PATH_LEN];
 	int i;
 
-	sscanf(d->table, "%4095s", lower);
 	printf("{\"name\": ");
 	json_str(d->name);
 	printf(", \"dev\": \"%u:%u\", \"sectors\": %llu, \"lower\": ",
 	       d->major, d->minor, (unsigned long long)d->sectors);
-	json_str(lower);
+	json_str(d->lower);
 	printf(", \"table\": ");
 	json_str(d->table);
 	printf(", \"fields\": {");
@@ -386,11 +384,8 @@ static void metrics(FILE *o, const struct wbt_dev *d, int n)
 	fprintf(o, "# HELP wbthrottle_info Lower device and word-valued status fields\n"
 		"# TYPE wbthrottle_info gauge\n");
 	for (j = 0; j < n; j++) {
-		char lower[64] = "";
-
-		sscanf(d[j].table, "%63s", lower);
 		fprintf(o, "wbthrottle_info{device=\"%s\",lower=\"%s\"",
-			d[j].name, lower);
+			d[j].name, d[j].lower);
 		for (i = 0; i < d[j].nf; i++)
 			if (*d[j].f[i].key && !wbt_is_number(d[j].f[i].val))
 				fprintf(o, ",%s=\"%s\"", d[j].f[i].key,
@@ -475,7 +470,7 @@ static bool shown(const char *key)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
 		if (!strcmp(key, keys[i]))
 			return true;
 	for (i = 0; i < 5; i++) {
@@ -493,8 +488,9 @@ static bool shown(const char *key)
 static void watch_queues(const struct wbt_dev *d, const struct wbt_dev *p,
 			 double secs)
 {
-	const char *limit[] = { "max", "max", "normal", "background",
-				"background" };
+	static const char *const limit[] = {
+		"max", "max", "normal", "background", "background"
+	};
 	char k[64];
 	int i;
 
@@ -519,7 +515,6 @@ static void watch_screen(const struct wbt_dev *d, const struct wbt_dev *p,
 			 double secs)
 {
 	unsigned long long held = 0, waits = 0;
-	char lower[64] = "";
 	int i;
 
 	if (p) {
@@ -531,11 +526,10 @@ static void watch_screen(const struct wbt_dev *d, const struct wbt_dev *p,
 		}
 		held = num(d, "held_ns") - num(p, "held_ns");
 	}
-	sscanf(d->table, "%63s", lower);
 	if (isatty(STDOUT_FILENO))
 		printf("\033[H\033[2J");
 	printf("%s on %s  enabled %s  step %s  depth %s (max %llu normal %llu background %llu)  qd %llu  wc %llu %s\n",
-	       d->name, lower, word(d, "enabled"),
+	       d->name, d->lower, word(d, "enabled"),
 	       word(d, "step"), word(d, "depth_mode"), num(d, "max"),
 	       num(d, "normal"), num(d, "background"), num(d, "qd"),
 	       num(d, "wc"), word(d, "wc_policy"));
@@ -670,7 +664,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return usage();
 	wbt_dm_init();
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
 	if (strcmp(argv[1], "-h") && strcmp(argv[1], "--help"))

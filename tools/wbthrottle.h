@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 enum {
 	WBT_ERR_LEN = 256,	/* an error message in words */
 	WBT_NAME_MAX = 127,	/* DM_NAME_LEN - 1 */
@@ -72,6 +74,7 @@ struct wbt_dev {
 	char name[WBT_NAME_MAX + 1];
 	unsigned int major, minor;
 	uint64_t start, sectors;
+	char lower[32];			/* major:minor, from the table */
 	char *table;			/* "<lower> [<#opt> <key> <value>...]" */
 	char *status;			/* parsed in place into f[] */
 	struct wbt_field f[WBT_MAX_FIELDS];
