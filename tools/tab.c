@@ -43,9 +43,9 @@ static int tab_opts(char *s, struct wbt_tab_entry *e, char *err, size_t len)
 	char *save = NULL, *o, *key, *val, *copy;
 	const char *canon;
 
-	if (!strcmp(s, "-") || !strcmp(s, "defaults"))
-		return 0;
 	for (o = strtok_r(s, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(o, "-") || !strcmp(o, "defaults"))
+			continue;
 		if (!strcmp(o, "nofail")) {
 			e->nofail = true;
 			continue;
@@ -123,7 +123,7 @@ int wbt_dev_spec_path(const char *spec, char *buf, size_t len)
 	size_t i;
 	int n;
 
-	for (i = 0; i < sizeof(map) / sizeof(map[0]) && !rest; i++) {
+	for (i = 0; i < ARRAY_SIZE(map) && !rest; i++) {
 		if (!strncmp(spec, map[i][0], strlen(map[i][0]))) {
 			rest = spec + strlen(map[i][0]);
 			dir = map[i][1];

@@ -66,7 +66,7 @@ static void test_opts_match_kernel(void)
 
 	CHECK(n >= 7, "parsed only %d keys from the target's error", n);
 	for (i = 0; i < n; i++) {
-		for (v = 0; v < sizeof(vals) / sizeof(vals[0]); v++) {
+		for (v = 0; v < ARRAY_SIZE(vals); v++) {
 			enum wbt_opt_verdict r;
 			int k;
 
@@ -197,6 +197,8 @@ static void test_tab(void)
 	CHECK(parse("a/b /dev/sdb", &e, err) == -1, "name with '/'");
 	CHECK(parse("a sdb", &e, err) == -1, "relative device");
 	CHECK(parse("a UUID=", &e, err) == -1, "empty UUID");
+	CHECK(parse("a /dev/sdb defaults,nofail", &e, err) == 0 &&
+	      !e.nr_opts && e.nofail, "defaults,nofail: %s", err);
 	CHECK(parse("a /dev/sdb future_knob=1", &e, err) == 0,
 	      "unknown key passes: %s", err);
 }
