@@ -27,7 +27,7 @@ DKMS ?= dkms
 DKMS_SRC ?= /usr/src
 
 .PHONY: all module clean deps dist-files install uninstall install-dkms uninstall-dkms \
-	tools tools-test version-check deb deb-check unit fuzz style kbuild-all diskmodel-all \
+	tools tools-test initramfs-check version-check deb deb-check unit fuzz style kbuild-all diskmodel-all \
 	dkms-check vm-test check demo bench
 
 all: module
@@ -78,6 +78,9 @@ tools:
 tools-test:
 	$(MAKE) -C tools test
 
+initramfs-check:
+	$(MAKE) -C tools initramfs-check
+
 version-check:
 	sh scripts/version-check.sh
 
@@ -127,6 +130,7 @@ check: deps
 	$(MAKE) version-check
 	$(MAKE) unit
 	$(MAKE) tools-test
+	$(MAKE) initramfs-check
 	$(MAKE) fuzz
 	$(MAKE) kbuild-all
 	$(MAKE) dkms-check

@@ -54,7 +54,10 @@ has "$tools_deb" /usr/sbin/wbthrottle \
 	/lib/systemd/system-generators/wbthrottle-generator \
 	/usr/share/man/man8/wbthrottle.8.gz \
 	/usr/share/man/man5/wbthrottletab.5.gz \
-	/usr/share/man/man4/dm-wbthrottle.4.gz
+	/usr/share/man/man4/dm-wbthrottle.4.gz \
+	/usr/share/initramfs-tools/hooks/wbthrottle \
+	/usr/share/initramfs-tools/scripts/local-top/wbthrottle \
+	/usr/share/initramfs-tools/scripts/local-block/wbthrottle
 dpkg-deb -f "$dkms_deb" Depends | grep -q dkms ||
 	{ echo "FAIL deb: the -dkms package does not depend on dkms"; fail=1; }
 dpkg-deb --ctrl-tarfile "$dkms_deb" | tar -xOf - ./postinst |

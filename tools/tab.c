@@ -7,7 +7,8 @@
  *	slow	/dev/disk/by-id/ata-ST4000DM004-XYZ	wb_percent=50,nofail
  *
  * Options are the table options as key=value, comma-separated; "-" or
- * "defaults" for none; "nofail" makes the device optional at boot.
+ * "defaults" for none; "nofail" makes the device optional at boot,
+ * "initramfs" has the initramfs create it (tools/initramfs/).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -48,6 +49,10 @@ static int tab_opts(char *s, struct wbt_tab_entry *e, char *err, size_t len)
 			continue;
 		if (!strcmp(o, "nofail")) {
 			e->nofail = true;
+			continue;
+		}
+		if (!strcmp(o, "initramfs")) {
+			e->initramfs = true;
 			continue;
 		}
 		if (e->nr_opts == WBT_TAB_MAX_OPTS) {

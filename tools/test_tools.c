@@ -198,7 +198,10 @@ static void test_tab(void)
 	CHECK(parse("a sdb", &e, err) == -1, "relative device");
 	CHECK(parse("a UUID=", &e, err) == -1, "empty UUID");
 	CHECK(parse("a /dev/sdb defaults,nofail", &e, err) == 0 &&
-	      !e.nr_opts && e.nofail, "defaults,nofail: %s", err);
+	      !e.nr_opts && e.nofail && !e.initramfs, "defaults,nofail: %s",
+	      err);
+	CHECK(parse("a /dev/sdb initramfs,depth=4", &e, err) == 0 &&
+	      e.nr_opts == 1 && e.initramfs, "initramfs: %s", err);
 	CHECK(parse("a /dev/sdb future_knob=1", &e, err) == 0,
 	      "unknown key passes: %s", err);
 }

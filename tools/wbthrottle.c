@@ -53,7 +53,7 @@ static int usage(void)
 		"       wbthrottle list\n"
 		"       wbthrottle watch NAME [INTERVAL [COUNT]]\n"
 		"       wbthrottle metrics [--textfile DIR]\n"
-		"       wbthrottle tab [FILE]\n"
+		"       wbthrottle tab [--initramfs] [FILE]\n"
 		"DEVICE is a path or UUID=, PARTUUID=, LABEL=. Options:\n");
 	wbt_opt_print_help();
 	return 2;
@@ -588,16 +588,18 @@ static int cmd_watch(int argc, char **argv)
 
 /* ---- tab ---------------------------------------------------------------- */
 
+/* Create the tab's devices (with --initramfs: those marked initramfs). */
 static int cmd_tab(int argc, char **argv)
 {
-	const char *tab = argc > 1 ? argv[1] : WBT_TAB;
+	bool initramfs = argc > 1 && !strcmp(argv[1], "--initramfs");
+	const char *tab = argc > 1 + initramfs ? argv[1 + initramfs] : WBT_TAB;
 	char err[WBT_ERR_LEN], *line = NULL;
 	struct wbt_tab_entry e;
 	size_t cap = 0;
 	int nr = 0, r = 0;
 	FILE *f;
 
-	if (argc > 2)
+	if (argc > 2 + initramfs)
 		return usage();
 	f = fopen(tab, "r");
 	if (!f) {
@@ -614,6 +616,8 @@ static int cmd_tab(int argc, char **argv)
 			r = 1;
 			continue;
 		}
+		if (initramfs && !e.initramfs)
+			continue;
 		if (wbt_dm_exists(e.name) == 1) {
 			printf("%s: already active\n", e.name);
 			continue;

@@ -54,7 +54,8 @@ struct wbt_tab_entry {
 	char *dev;			/* as written: a path or UUID=... */
 	char *opts[WBT_TAB_MAX_OPTS];	/* key=value */
 	int nr_opts;
-	bool nofail;
+	bool nofail;			/* boot goes on without it */
+	bool initramfs;			/* created in the initramfs too */
 	int line;
 };
 
