@@ -46,6 +46,13 @@ static const struct wbt_option wbt_opts[] = {
 	    "read latency target, 0 = no self-tuning"),
 	NUM("lat_pct", NULL, 0, 99, NULL,
 	    "0 = window minimum, else this percentile of reads"),
+	/* Arriving with the held backlog (WBT_MAX_BACKLOG_KB/_MS there). */
+	NUM("push_back", NULL, 0, 1, NULL,
+	    "1 lets a writeback submitter wait in the target"),
+	NUM("backlog_kb", NULL, 0, 4194304, NULL,
+	    "bound on writes the target holds, 0 = hold none"),
+	NUM("backlog_ms", NULL, 1, 60000, NULL,
+	    "age at which a held write goes regardless"),
 };
 
 static const struct wbt_option *opt_find(const char *key)
@@ -218,6 +225,21 @@ static const struct wbt_field_info wbt_fields[] = {
 	{ "exceeded", "windows", true, "windows over the latency target" },
 	{ "step_changes", "", true, "step moves since creation" },
 	{ "pace_us", "us", false, "gap between released writes (wc_policy delay)" },
+	{ "waiting", "bios", false, "held now with their submitter waiting" },
+	{ "deferred", "bios", false, "held now by the target alone" },
+	{ "deferred_bytes", "bytes", false, "bytes held by the target now" },
+	{ "deferred_bytes_max", "bytes", false, "most bytes ever held by the target" },
+	{ "held_oldest_us", "us", false, "age of the oldest held bio" },
+	{ "deferred_max_us", "us", false, "longest a bio was held by the target" },
+	{ "slept", "bios", true, "writes whose submitter waited" },
+	{ "deferred_total", "bios", true, "writes the target held" },
+	{ "aged", "bios", true, "held writes let go for their age" },
+	{ "overflow", "bios", true, "writes passed because the backlog was full" },
+	{ "again", "bios", true, "REQ_NOWAIT writes refused" },
+	{ "dirty_waits", "bios", true, "writes that saw a dirtier waiting" },
+	{ "push_back", "", false, "submitters may wait in the target" },
+	{ "backlog_kb", "KiB", false, "bound on bytes the target holds" },
+	{ "backlog_ms", "ms", false, "age at which a held write goes" },
 };
 
 static const char *const wbt_suffix_units[][2] = {

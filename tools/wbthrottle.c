@@ -466,7 +466,8 @@ static bool shown(const char *key)
 		"held_max_ns", "lat_target_us", "lat_pct", "scaling", "win_us",
 		"win_reads", "win_writes", "read_min_us", "read_p50_us",
 		"read_p99_us", "verdict", "pace_us", "windows", "exceeded",
-		"step_changes",
+		"step_changes", "waiting", "deferred", "deferred_bytes",
+		"deferred_bytes_max", "held_oldest_us",
 	};
 	size_t i;
 
@@ -544,7 +545,13 @@ static void watch_screen(const struct wbt_dev *d, const struct wbt_dev *p,
 	printf("held: %llu waits this interval, mean %.1f ms; longest ever %.1f ms; pace %.1f ms\n",
 	       waits, waits ? held / 1e6 / waits : 0.0,
 	       num(d, "held_max_ns") / 1e6, num(d, "pace_us") / 1e3);
-	/* Fields appended after this screen was drawn, e.g. bytes held. */
+	if (wbt_field_get(d->f, d->nf, "deferred_bytes"))
+		printf("backlog: %llu waiting, %llu held by the target, %.1f MiB (most %.1f MiB); oldest held %.1f ms\n",
+		       num(d, "waiting"), num(d, "deferred"),
+		       num(d, "deferred_bytes") / 1048576.0,
+		       num(d, "deferred_bytes_max") / 1048576.0,
+		       num(d, "held_oldest_us") / 1e3);
+	/* Fields this screen does not know yet. */
 	for (i = 0; i < d->nf; i++)
 		if (*d->f[i].key && !shown(d->f[i].key))
 			printf("%s=%s%s  ", d->f[i].key, d->f[i].val,
