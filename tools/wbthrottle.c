@@ -554,7 +554,8 @@ static void watch_screen(const struct wbt_dev *d, const struct wbt_dev *p,
 	/* Fields this screen does not know yet. */
 	for (i = 0; i < d->nf; i++)
 		if (*d->f[i].key && !shown(d->f[i].key))
-			printf("%s=%s%s  ", d->f[i].key, d->f[i].val,
+			printf("%s %s%s%s   ", d->f[i].key, d->f[i].val,
+			       *wbt_field_unit(d->f[i].key) ? " " : "",
 			       wbt_field_unit(d->f[i].key));
 	putchar('\n');
 	fflush(stdout);
