@@ -51,7 +51,7 @@ done
 
 if [ $# -gt 0 ] && [ $fail = 0 ]; then
 	if install "$1" && installed "$1" &&
-	   $dkms status -m "$name" -v "$ver" | grep -q "$1.*: installed"; then
+	   $dkms status -m "$name" -v "$ver" 2>/dev/null | grep -q "$1.*: installed"; then
 		for k in "$@"; do
 			installed "$k" || { echo "FAIL dkms: a second install for $1 removed the build for $k"; fail=1; }
 		done
@@ -66,7 +66,7 @@ fi
 for i in 1 2; do
 	if ! make -s -C "$top" --no-print-directory uninstall-dkms \
 		DKMS="$dkms" DKMS_SRC="$tmp/src" >"$tmp/log" 2>&1 ||
-	   $dkms status -m "$name" -v "$ver" | grep -q .; then
+	   $dkms status -m "$name" -v "$ver" 2>/dev/null | grep -q .; then
 		echo "FAIL dkms: make uninstall ($i):"
 		tail -n 30 "$tmp/log"
 		fail=1
