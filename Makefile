@@ -2,7 +2,11 @@
 # dm-wbthrottle: writeback throttling as a device-mapper target.
 #
 #   make                  build for the running kernel (or KDIR=..., KVER=...)
-#   make install          install with DKMS (make uninstall removes it)
+#   make install          the module with DKMS, the wbthrottle command, its
+#                         generator and man pages (again: replaces them;
+#                         make uninstall removes them)
+#   make tools            build build/tools/wbthrottle
+#   make deb              the Debian packages, in build/deb/
 #   make check            everything CI runs: deps, unit tests, W=1 + sparse
 #                         builds for both Debian kernels, DKMS, VM tests
 #   make demo             the short "hdd" demonstration
@@ -19,8 +23,12 @@ SRCS := dm-wbthrottle.c wbt_core.c wbt_core.h wbt_shim.h compat.h \
 
 # Every installed Debian kernel with headers (6.1 and 6.12).
 KVERS ?= $(sort $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.*-amd64/build))))
+# Overridable so scripts/dkms-check.sh can install into private trees.
+DKMS ?= dkms
+DKMS_SRC ?= /usr/src
 
-.PHONY: all module clean deps dist-files install uninstall unit fuzz style kbuild-all diskmodel-all \
+.PHONY: all module clean deps dist-files install uninstall install-dkms uninstall-dkms \
+	tools tools-test initramfs-check version-check deb deb-check unit fuzz style kbuild-all diskmodel-all \
 	dkms-check vm-test check demo bench bench-pushback
 
 all: module
@@ -32,6 +40,7 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	-$(MAKE) -C tests/unit clean
 	-$(MAKE) -C tests/fuzz clean
+	-$(MAKE) -C tools clean
 	rm -rf build
 
 deps:
@@ -40,17 +49,48 @@ deps:
 dist-files:
 	@printf '%s\n' $(SRCS)
 
-install:
-	rm -rf /usr/src/$(NAME)-$(VERSION)
-	mkdir -p /usr/src/$(NAME)-$(VERSION)
-	cp $(SRCS) /usr/src/$(NAME)-$(VERSION)/
-	dkms add -m $(NAME) -v $(VERSION)
-	dkms build -m $(NAME) -v $(VERSION) -k $(KVER)
-	dkms install -m $(NAME) -v $(VERSION) -k $(KVER)
+install: install-dkms
+	$(MAKE) -C tools install
 
-uninstall:
-	-dkms remove -m $(NAME) -v $(VERSION) --all
-	rm -rf /usr/src/$(NAME)-$(VERSION)
+uninstall: uninstall-dkms
+	$(MAKE) -C tools uninstall
+
+# Idempotent: a second install replaces the sources and rebuilds for KVER,
+# leaving the builds for other kernels alone.
+install-dkms:
+	rm -rf $(DKMS_SRC)/$(NAME)-$(VERSION)
+	mkdir -p $(DKMS_SRC)/$(NAME)-$(VERSION)
+	cp $(SRCS) $(DKMS_SRC)/$(NAME)-$(VERSION)/
+	-$(DKMS) remove -m $(NAME) -v $(VERSION) -k $(KVER) >/dev/null 2>&1
+	$(DKMS) status -m $(NAME) -v $(VERSION) | grep -q . || \
+		$(DKMS) add -m $(NAME) -v $(VERSION)
+	$(DKMS) build -m $(NAME) -v $(VERSION) -k $(KVER)
+	$(DKMS) install -m $(NAME) -v $(VERSION) -k $(KVER)
+
+uninstall-dkms:
+	if $(DKMS) status -m $(NAME) -v $(VERSION) | grep -q .; then \
+		$(DKMS) remove -m $(NAME) -v $(VERSION) --all; fi
+	rm -rf $(DKMS_SRC)/$(NAME)-$(VERSION)
+
+# The command, with -Wall -Wextra -Werror, and its unit tests.
+tools:
+	$(MAKE) -C tools all
+
+tools-test:
+	$(MAKE) -C tools test
+
+initramfs-check:
+	$(MAKE) -C tools initramfs-check
+
+version-check:
+	sh scripts/version-check.sh
+
+# Both .debs from a copy of the tree (dpkg-buildpackage writes to ..).
+deb:
+	sh scripts/deb-check.sh --build-only
+
+deb-check:
+	sh scripts/deb-check.sh
 
 # Out-of-tree build for one kernel in its own directory, build/<kver>/,
 # with W=1 and sparse; any warning fails the build.
@@ -83,15 +123,19 @@ dkms-check:
 	sh scripts/dkms-check.sh $(KVERS)
 
 # One VM per kernel, side by side; each line of output names its kernel.
-vm-test: kbuild-all diskmodel-all
+vm-test: kbuild-all diskmodel-all tools
 	@pids=; for k in $(KVERS); do bash tests/vm/run.sh -k $$k & pids="$$pids $$!"; done; \
 	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
 
 check: deps
+	$(MAKE) version-check
 	$(MAKE) unit
+	$(MAKE) tools-test
+	$(MAKE) initramfs-check
 	$(MAKE) fuzz
 	$(MAKE) kbuild-all
 	$(MAKE) dkms-check
+	$(MAKE) deb-check
 	$(MAKE) vm-test
 	@echo "make check: all passed"
 
