@@ -196,7 +196,7 @@ struct wbt_config {
 	unsigned int lat_usec;		/* read latency target, 0 = off */
 	unsigned int lat_pct;		/* 0: window minimum, else percentile */
 	bool push_back;			/* submitters may wait in ->map() */
-	unsigned int backlog_kb;	/* bound on deferred bytes, 0: none */
+	unsigned int backlog_kb;	/* bound on deferred bytes; 0: defer none */
 	unsigned int backlog_ms;	/* age at which a held write is old */
 	unsigned int set_mask;		/* 1 << enum wbt_opt */
 };
