@@ -18,6 +18,7 @@ cleanup() {
 	wbt_cleanup
 }
 trap cleanup EXIT
+short_hung_task 10
 
 dev=$(lower_dev nullb 512 irqmode=2 completion_nsec=1000000)
 wbt_create wt "$dev" depth 8

@@ -12,17 +12,15 @@
 . "$(dirname "$0")/lib-wbt.sh"
 
 mnt=$TEST_TMP/mnt
-hung=$(sysctl -n kernel.hung_task_timeout_secs)
 cleanup() {
 	local r=$?
 	set +e
 	mountpoint -q "$mnt" && umount "$mnt"
-	sysctl -qw kernel.hung_task_timeout_secs="$hung"
 	(exit $r)
 	wbt_cleanup
 }
 trap cleanup EXIT
-run sysctl -w kernel.hung_task_timeout_secs=10
+short_hung_task 10
 run modprobe ext4
 run modprobe xfs
 mkdir "$mnt"

@@ -8,6 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-wbt.sh"
 trap wbt_cleanup EXIT
+short_hung_task 10
 
 run modprobe dm-crypt
 key=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
