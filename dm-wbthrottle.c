@@ -602,6 +602,8 @@ static int wt_map(struct dm_target *ti, struct bio *bio)
 		/* Nothing in flight will complete to let it go: look now. */
 		if (wbt_counter_idle(&wt->core, q))
 			wt_release(wt, &now);
+	} else if (r >= 0 && wbt_overtook(&wt->core, q)) {
+		wt_release(wt, &now);
 	}
 	spin_unlock_irqrestore(&wt->lock, flags);
 

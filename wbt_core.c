@@ -184,6 +184,16 @@ static bool throttling(const struct wbt_core *c)
 	return c->cfg.enabled && c->holding;
 }
 
+/*
+ * A write of queue q went while normal or background writes are held: they
+ * are promoted now (wbt_dispatch()); look whether they may go.
+ */
+bool wbt_overtook(const struct wbt_core *c, enum wbt_queue q)
+{
+	return q == WBT_Q_SYNC &&
+	       (c->queued[WBT_Q_NORMAL] || c->queued[WBT_Q_BG]);
+}
+
 /* Does the core hold writes back at all (enabled, not suspending)? */
 bool wbt_throttling(const struct wbt_core *c)
 {
@@ -317,6 +327,8 @@ static void take_slot(struct wbt_core *c, enum wbt_queue q,
 		c->stats.hwm[q] = c->q_inflight[q];
 	if (queue_gated(q) && queue_counter[q] == WBT_C_WB)
 		c->last_gated_ns = now->ns;
+	if (q == WBT_Q_SYNC)
+		c->last_sync_ns = now->ns ? now->ns : 1;
 }
 
 /* Does this write continue the open group of its queue? */
@@ -504,10 +516,22 @@ static void min_wait(u64 *wait_ns, u64 left)
 		*wait_ns = left;
 }
 
-/* The oldest head held for backlog_ms or longer, or WBT_Q_NONE. */
-static enum wbt_queue aged_head(const struct wbt_core *c,
-				const struct wbt_now *now,
-				const struct wbt_io *heads, u64 *wait_ns)
+/* A sync write went after head h of gated queue q was held. */
+static bool overtaken(const struct wbt_core *c, enum wbt_queue q,
+		      const struct wbt_io *h)
+{
+	return queue_gated(q) && queue_counter[q] == WBT_C_WB &&
+	       h->since_ns < c->last_sync_ns;
+}
+
+/*
+ * The oldest head held for backlog_ms or longer, or overtaken by a sync
+ * write, or WBT_Q_NONE; *aged says which.
+ */
+static enum wbt_queue promoted_head(const struct wbt_core *c,
+				    const struct wbt_now *now,
+				    const struct wbt_io *heads, u64 *wait_ns,
+				    bool *aged)
 {
 	enum wbt_queue q, old = WBT_Q_NONE;
 	u64 bound = age_bound_ns(c), age, oldest = 0;
@@ -516,11 +540,14 @@ static enum wbt_queue aged_head(const struct wbt_core *c,
 		if (!c->queued[q] || !heads[q].since_ns)
 			continue;
 		age = head_age(&heads[q], now);
-		if (age < bound) {
+		if (age < bound)
 			min_wait(wait_ns, bound - age);
-		} else if (age > oldest || old == WBT_Q_NONE) {
+		if (age < bound && !overtaken(c, q, &heads[q]))
+			continue;
+		if (age > oldest || old == WBT_Q_NONE) {
 			oldest = age;
 			old = q;
+			*aged = age >= bound;
 		}
 	}
 	return old;
@@ -553,22 +580,27 @@ static int take_head(struct wbt_core *c, enum wbt_queue q,
  * q. -1: nothing may go now; if *wait_ns is then nonzero, call again after
  * that long.
  *
- * A head held for backlog_ms goes first: a deferred one regardless of the
- * limit, a sleeping one as soon as its counter is below max_depth.
+ * A head held for backlog_ms, or overtaken by a sync write, goes first, as
+ * soon as its counter is below max_depth; a deferred one held for
+ * backlog_ms goes regardless of the limit.
  */
 int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
 		 const struct wbt_io *heads, unsigned int *grp, u64 *wait_ns)
 {
 	bool blocked[WBT_NR_COUNTERS] = { false };
 	enum wbt_queue q;
+	bool aged = false;
 	u64 left;
 
 	*wait_ns = 0;
-	q = aged_head(c, now, heads, wait_ns);
+	q = promoted_head(c, now, heads, wait_ns, &aged);
 	if (q != WBT_Q_NONE) {
-		if (heads[q].deferred || !throttling(c) ||
+		if ((aged && heads[q].deferred) || !throttling(c) ||
 		    c->inflight[queue_counter[q]] < c->max_depth) {
-			c->stats.aged++;
+			if (aged)
+				c->stats.aged++;
+			else
+				c->stats.promoted++;
 			return take_head(c, q, &heads[q], now, grp);
 		}
 		blocked[queue_counter[q]] = true;
@@ -1367,5 +1399,7 @@ int wbt_format_status(const struct wbt_core *c, u64 oldest_ns, char *buf,
 	     (unsigned long long)s->dirty_waits);
 	emit(buf, len, &pos, " push_back=%d backlog_kb=%u backlog_ms=%u",
 	     c->cfg.push_back, c->cfg.backlog_kb, c->cfg.backlog_ms);
+	emit(buf, len, &pos, " promoted=%llu",
+	     (unsigned long long)s->promoted);
 	return pos;
 }

@@ -51,7 +51,11 @@
  * passes at once; a deferred write older than backlog_ms goes regardless
  * of the limit. A held write of any kind older than backlog_ms is promoted:
  * it goes first, at max_depth, ungated and unpaced, so a saturating sync
- * load cannot starve normal or background writes. A REQ_NOWAIT write that
+ * load cannot starve normal or background writes. So does a held normal or
+ * background write that a sync write overtook: an fsync may be waiting on
+ * the pages it carries (ext4's data=ordered commit waits for the writeback
+ * the flusher started), and behind the sync writes it would wait for the
+ * shared counter to drain to the background limit. A REQ_NOWAIT write that
  * would wait is refused (WBT_AGAIN): its submitter retries where it may
  * block.
  *
@@ -246,6 +250,7 @@ struct wbt_stats {
 	u64 deferred_max_ns;		/* longest a deferred write was held */
 	u64 deferred_bytes_max;		/* largest deferred backlog */
 	u64 aged;			/* held writes let go for their age */
+	u64 promoted;			/* ... for a sync write overtaking them */
 	u64 overflow;			/* passed: the backlog was full */
 	u64 again;			/* REQ_NOWAIT writes refused */
 	u64 dirty_waits;		/* tracked writes seeing a dirtier wait */
@@ -277,6 +282,7 @@ struct wbt_core {
 	bool open[WBT_NR_COUNTERS];	/* gate of the gated queues */
 	u64 last_other_ns;		/* last read issue or completion */
 	u64 last_gated_ns;		/* last gated dispatch (delay policy) */
+	u64 last_sync_ns;		/* last sync write let go */
 
 	/* merge groups: bios per group in flight, free ids, open group */
 	u16 grp_refs[WBT_NR_GROUPS];
@@ -343,6 +349,7 @@ u64 wbt_hist_value(unsigned int bucket);
 unsigned int wbt_hist_bucket(u64 lat_ns);
 bool wbt_idle(const struct wbt_core *c);
 bool wbt_throttling(const struct wbt_core *c);
+bool wbt_overtook(const struct wbt_core *c, enum wbt_queue q);
 bool wbt_counter_idle(const struct wbt_core *c, enum wbt_queue q);
 
 const char *wbt_kind_name(enum wbt_kind kind);

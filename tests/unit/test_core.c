@@ -2833,29 +2833,49 @@ static void test_backlog_age_goes_over_limit(void)
 
 /*
  * A sync load that keeps the shared counter near max starves background
- * writes under upstream's rules; an old background write is promoted to
- * max_depth and goes first. A sleeping one still waits for a free slot.
+ * writes under upstream's rules, and an fsync may wait on exactly the pages
+ * such a write carries (ext4 data=ordered). A held background write that a
+ * sync write overtakes is promoted: it goes at the next slot below max.
  */
-static void test_aging_no_starvation(void)
+static void test_overtaken_promoted(void)
 {
 	struct fx f;
-	int i;
 
 	DO(setup(&f, 32, false));
 	CHECK_EQ(map_n(&f, WBT_K_SYNC, 16), 16);
+	f.now.ns += 1 * MS;
 	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
-	for (i = 0; i < 10; i++) {		/* 450 ms of sync load */
-		f.now.ns += 45 * MS;
-		done(&f, WBT_K_SYNC);
-		CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, NULL), -1);
-		CHECK(go(map(&f, WBT_K_SYNC)));
-	}
-	f.now.ns += 50 * MS;			/* 500 ms: it is old now */
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, NULL), -1);
-	CHECK_EQ(f.c.inflight[WBT_C_WB], 16);	/* no slot: it still waits */
 	done(&f, WBT_K_SYNC);
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, NULL), WBT_Q_BG);
+	/* 15 in flight: under max, over background: not yet */
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, f.now.ns, false, NULL), -1);
+	CHECK(!wbt_overtook(&f.c, WBT_Q_BG));
+	f.now.ns += 1 * MS;
+	CHECK(go(map(&f, WBT_K_SYNC)));		/* overtakes it */
+	CHECK(wbt_overtook(&f.c, WBT_Q_SYNC));
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL), -1);
+	done(&f, WBT_K_SYNC);			/* a slot below max */
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL),
+		 WBT_Q_BG);
 	CHECK_EQ(f.c.inflight[WBT_C_WB], 16);
+	CHECK_EQ(f.c.stats.promoted, 1);
+	CHECK_EQ(f.c.stats.aged, 0);
+}
+
+/* Without a sync write overtaking, only its age promotes a held write. */
+static void test_aging_no_starvation(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	CHECK_EQ(map_n(&f, WBT_K_NORMAL, 8), 8);
+	f.now.ns += 1 * MS;
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	f.now.ns += 499 * MS;			/* held 499 ms */
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL), -1);
+	f.now.ns += 1 * MS;			/* held 500 ms */
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL),
+		 WBT_Q_BG);
+	CHECK_EQ(f.c.inflight[WBT_C_WB], 9);	/* over background, under max */
 	CHECK_EQ(f.c.stats.aged, 1);
 }
 
@@ -3038,6 +3058,7 @@ static const struct test tests[] = {
 	T(nowait_refused_not_held),
 	T(backlog_bytes_bound),
 	T(backlog_age_goes_over_limit),
+	T(overtaken_promoted),
 	T(aging_no_starvation),
 	T(aging_beats_pace),
 	T(discard_is_write_sample),
