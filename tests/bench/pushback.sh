@@ -7,7 +7,8 @@
 # 16 MiB write cache, hdd without it, an ssd slowed to 100 MiB/s so that
 # the load lasts, and "fifo": one head serving requests strictly in arrival
 # order, 0.2 ms each, no cache, non-rotational (the disk of the issue's own
-# measurement). Variants: none, blk-wbt, wbthrottle. One boot of one
+# measurement). Variants: none, blk-wbt, wbthrottle, and wbthrottle with
+# push-back off. One boot of one
 # kernel (KVER=...), as make bench; everything in tests/bench/README.md.
 # Dirty limits of 32/128 MB: with the default ratios (200/400 MB of this
 # guest) ext4's delayed allocation starts writeback only as the writers
@@ -22,7 +23,9 @@ ssd=profile=ssd,bw_mbps=100
 BENCH_MODE=bench
 BENCH_PROFILE=hdd
 BENCH_MODEL_ARGS="size_mb=1536"
-BENCH_VARIANTS="none blk-wbt wbthrottle"
+# wbthrottle@push_back=0,...: every held write deferred, without a bound:
+# the target as it was before push-back, for comparison.
+BENCH_VARIANTS="none blk-wbt wbthrottle wbthrottle@push_back=0,backlog_kb=4194304,backlog_ms=60000"
 BENCH_SCENARIOS="ext4-fsync ext4-randread ext4-fsync@wcache_mb=0 ext4-randread@wcache_mb=0 ext4-fsync@$ssd ext4-randread@$ssd ext4-fsync@$fifo ext4-randread@$fifo"
 BENCH_WRITERS=16
 BENCH_WRITER_MB=40
