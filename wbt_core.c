@@ -601,8 +601,11 @@ int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
 				c->stats.aged++;
 			else
 				c->stats.promoted++;
+			c->promo_wait[queue_counter[q]] = false;
 			return take_head(c, q, &heads[q], now, grp);
 		}
+		/* The next completion on the counter must look again. */
+		c->promo_wait[queue_counter[q]] = true;
 		blocked[queue_counter[q]] = true;
 	}
 	for (q = 0; q < WBT_NR_QUEUES; q++) {
@@ -699,6 +702,8 @@ bool wbt_done(struct wbt_core *c, enum wbt_kind kind, unsigned int grp,
 		    c->queued[p] && under_limit(c, p, now))
 			kick = true;
 	if (gated_waiting(c, ctr) && release_gated(c, ctr, now))
+		kick = true;
+	if (c->promo_wait[ctr] && c->inflight[ctr] < c->max_depth)
 		kick = true;
 	return kick;
 }

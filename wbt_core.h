@@ -280,6 +280,7 @@ struct wbt_core {
 	unsigned int deferred[WBT_NR_QUEUES];
 	u64 deferred_bytes;
 	bool open[WBT_NR_COUNTERS];	/* gate of the gated queues */
+	bool promo_wait[WBT_NR_COUNTERS];	/* a promoted head waits for max */
 	u64 last_other_ns;		/* last read issue or completion */
 	u64 last_gated_ns;		/* last gated dispatch (delay policy) */
 	u64 last_sync_ns;		/* last sync write let go */

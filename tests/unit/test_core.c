@@ -2853,7 +2853,8 @@ static void test_overtaken_promoted(void)
 	CHECK(go(map(&f, WBT_K_SYNC)));		/* overtakes it */
 	CHECK(wbt_overtook(&f.c, WBT_Q_SYNC));
 	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL), -1);
-	done(&f, WBT_K_SYNC);			/* a slot below max */
+	/* a slot below max: the completion says "look", gate or not */
+	CHECK(done(&f, WBT_K_SYNC));
 	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL),
 		 WBT_Q_BG);
 	CHECK_EQ(f.c.inflight[WBT_C_WB], 16);
