@@ -327,8 +327,9 @@ static void take_slot(struct wbt_core *c, enum wbt_queue q,
 		c->stats.hwm[q] = c->q_inflight[q];
 	if (queue_gated(q) && queue_counter[q] == WBT_C_WB)
 		c->last_gated_ns = now->ns;
-	if (q == WBT_Q_SYNC)
-		c->last_sync_ns = now->ns ? now->ns : 1;
+	if (q == WBT_Q_SYNC && (c->queued[WBT_Q_NORMAL] || c->queued[WBT_Q_BG]) &&
+	    c->overtakes < WBT_DEF_DEPTH)
+		c->overtakes++;
 }
 
 /* Does this write continue the open group of its queue? */
@@ -516,12 +517,10 @@ static void min_wait(u64 *wait_ns, u64 left)
 		*wait_ns = left;
 }
 
-/* A sync write went after head h of gated queue q was held. */
-static bool overtaken(const struct wbt_core *c, enum wbt_queue q,
-		      const struct wbt_io *h)
+/* A sync write went past held writes of gated queue q: promote one. */
+static bool overtaken(const struct wbt_core *c, enum wbt_queue q)
 {
-	return queue_gated(q) && queue_counter[q] == WBT_C_WB &&
-	       h->since_ns < c->last_sync_ns;
+	return c->overtakes && queue_gated(q) && queue_counter[q] == WBT_C_WB;
 }
 
 /*
@@ -542,7 +541,7 @@ static enum wbt_queue promoted_head(const struct wbt_core *c,
 		age = head_age(&heads[q], now);
 		if (age < bound)
 			min_wait(wait_ns, bound - age);
-		if (age < bound && !overtaken(c, q, &heads[q]))
+		if (age < bound && !overtaken(c, q))
 			continue;
 		if (age > oldest || old == WBT_Q_NONE) {
 			oldest = age;
@@ -559,6 +558,8 @@ static int take_head(struct wbt_core *c, enum wbt_queue q,
 		     unsigned int *grp)
 {
 	c->queued[q]--;
+	if (!c->queued[WBT_Q_NORMAL] && !c->queued[WBT_Q_BG])
+		c->overtakes = 0;	/* nobody left who was overtaken */
 	if (h->deferred && c->deferred[q]) {
 		c->deferred[q]--;
 		c->deferred_bytes -= h->bytes < c->deferred_bytes ?
@@ -597,10 +598,12 @@ int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
 	if (q != WBT_Q_NONE) {
 		if ((aged && heads[q].deferred) || !throttling(c) ||
 		    c->inflight[queue_counter[q]] < c->max_depth) {
-			if (aged)
+			if (aged) {
 				c->stats.aged++;
-			else
+			} else {
 				c->stats.promoted++;
+				c->overtakes--;
+			}
 			c->promo_wait[queue_counter[q]] = false;
 			return take_head(c, q, &heads[q], now, grp);
 		}

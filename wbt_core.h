@@ -51,8 +51,9 @@
  * passes at once; a deferred write older than backlog_ms goes regardless
  * of the limit. A held write of any kind older than backlog_ms is promoted:
  * it goes first, at max_depth, ungated and unpaced, so a saturating sync
- * load cannot starve normal or background writes. So does a held normal or
- * background write that a sync write overtook: an fsync may be waiting on
+ * load cannot starve normal or background writes. So does, one for each
+ * sync write that overtook them, a held normal or background write: an
+ * fsync may be waiting on
  * the pages it carries (ext4's data=ordered commit waits for the writeback
  * the flusher started), and behind the sync writes it would wait for the
  * shared counter to drain to the background limit. A REQ_NOWAIT write that
@@ -283,7 +284,7 @@ struct wbt_core {
 	bool promo_wait[WBT_NR_COUNTERS];	/* a promoted head waits for max */
 	u64 last_other_ns;		/* last read issue or completion */
 	u64 last_gated_ns;		/* last gated dispatch (delay policy) */
-	u64 last_sync_ns;		/* last sync write let go */
+	unsigned int overtakes;		/* sync writes past held gated ones */
 
 	/* merge groups: bios per group in flight, free ids, open group */
 	u16 grp_refs[WBT_NR_GROUPS];

@@ -2862,6 +2862,34 @@ static void test_overtaken_promoted(void)
 	CHECK_EQ(f.c.stats.aged, 0);
 }
 
+/* One sync write that overtakes promotes one held write, not the backlog. */
+static void test_overtaken_one_each(void)
+{
+	struct fx f;
+
+	DO(fill_bg(&f));
+	f.now.ns += 1 * MS;
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK(go(map(&f, WBT_K_SYNC)));
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, true, NULL),
+		 WBT_Q_BG);
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, true, NULL), -1);
+	CHECK_EQ(f.c.queued[WBT_Q_BG], 2);
+	CHECK(go(map(&f, WBT_K_SYNC)));
+	CHECK(go(map(&f, WBT_K_SYNC)));
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, true, NULL),
+		 WBT_Q_BG);
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, true, NULL),
+		 WBT_Q_BG);
+	CHECK_EQ(f.c.stats.promoted, 3);
+	/* nobody held: no credit is kept for later writes */
+	CHECK(go(map(&f, WBT_K_SYNC)));
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, f.now.ns, true, NULL), -1);
+}
+
 /* Without a sync write overtaking, only its age promotes a held write. */
 static void test_aging_no_starvation(void)
 {
@@ -3060,6 +3088,7 @@ static const struct test tests[] = {
 	T(backlog_bytes_bound),
 	T(backlog_age_goes_over_limit),
 	T(overtaken_promoted),
+	T(overtaken_one_each),
 	T(aging_no_starvation),
 	T(aging_beats_pace),
 	T(discard_is_write_sample),
