@@ -21,7 +21,8 @@ crypt() {
 }
 
 # flood TOP WT: 12 MB buffered into TOP; while it drains, wbthrottle device
-# WT keeps its background limit; a suspend of TOP while writers may be
+# WT keeps its background limit (backlog_ms 60000: on a loaded host age
+# would promote a write past it); a suspend of TOP while writers may be
 # waiting (it lets everything go); then everything drains and reads back.
 flood() {
 	# A new bdi counts as a dirtier that just slept: limits lift for 1 s.
@@ -38,7 +39,7 @@ flood() {
 }
 
 dev=$(slow_nullb 64)
-wbt_create wt "$dev" depth 4
+wbt_create wt "$dev" depth 4 backlog_ms 60000
 crypt top /dev/mapper/wt
 flood top wt
 st_log wt
@@ -48,7 +49,7 @@ dm_remove wt
 
 dev2=$(slow_nullb 64)
 crypt low "$dev2"
-wbt_create wt2 /dev/mapper/low depth 4
+wbt_create wt2 /dev/mapper/low depth 4 backlog_ms 60000
 flood wt2 wt2
 st_log wt2
 assert_ge "$(st wt2 slept)" 1 "crypt below: the flusher waited"
@@ -56,7 +57,7 @@ dm_remove wt2
 dm_remove low
 
 dev3=$(slow_nullb 64)
-wbt_create inner "$dev3" depth 4
+wbt_create inner "$dev3" depth 4 backlog_ms 60000
 wbt_create outer /dev/mapper/inner depth 2
 flood outer inner
 st_log outer
