@@ -208,7 +208,7 @@ static u64 elapsed(const struct wbt_now *now, u64 stamp)
 
 static bool close_io(const struct wbt_core *c, const struct wbt_now *now)
 {
-	return elapsed(now, c->last_other_ns) < WBT_CLOSE_IO_NSEC;
+	return elapsed(now, WBT_READ_ONCE(c->last_other_ns)) < WBT_CLOSE_IO_NSEC;
 }
 
 unsigned int wbt_limit(const struct wbt_core *c, enum wbt_queue q,
@@ -460,7 +460,7 @@ int wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_io *io,
 	if (kind < WBT_NR_KINDS)
 		c->stats.kind[kind]++;
 	if (kind == WBT_K_READ)
-		c->last_other_ns = now->ns;
+		wbt_note_read(c, now->ns);
 	if (q == WBT_Q_NONE)
 		return WBT_NO_GROUP;
 	if (now->dirty_wait)
@@ -692,7 +692,7 @@ bool wbt_done(struct wbt_core *c, enum wbt_kind kind, unsigned int grp,
 	enum wbt_queue p;
 
 	if (kind == WBT_K_READ)
-		c->last_other_ns = now->ns;
+		wbt_note_read(c, now->ns);
 	if (q == WBT_Q_NONE || !leave_group(c, q, grp))
 		return false;
 	ctr = queue_counter[q];
@@ -809,11 +809,9 @@ static u64 window_pct(const struct wbt_window *w, unsigned int pct)
 	return wbt_hist_value(b);
 }
 
-/* A completed bio's latency (map to end_io), for the running window. */
-void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns)
+/* A completed bio's latency (map to end_io), into window w. */
+static void window_add(struct wbt_window *w, enum wbt_kind kind, u64 lat_ns)
 {
-	struct wbt_window *w = &c->win;
-
 	switch (kind) {
 	case WBT_K_READ:
 		if (!w->nr_read || lat_ns < w->read_min_ns)
@@ -837,18 +835,91 @@ void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns)
 	}
 }
 
-/* A read is issued; true if it becomes the one whose age is watched. */
-bool wbt_read_issue(struct wbt_core *c, const struct wbt_now *now)
+/* Add window s to window w, as if w had seen every sample of s. */
+static void window_merge(struct wbt_window *w, const struct wbt_window *s)
 {
-	if (c->read_issue_ns)
-		return false;
-	c->read_issue_ns = now->ns ? now->ns : 1;
-	return true;
+	unsigned int i;
+
+	if (s->nr_read) {
+		if (!w->nr_read || s->read_min_ns < w->read_min_ns)
+			w->read_min_ns = s->read_min_ns;
+		if (s->read_max_ns > w->read_max_ns)
+			w->read_max_ns = s->read_max_ns;
+		w->nr_read += s->nr_read;
+		w->read_sum_ns += s->read_sum_ns;
+		for (i = 0; i < WBT_HIST_BUCKETS; i++)
+			w->hist[i] += s->hist[i];
+	}
+	w->nr_write += s->nr_write;
 }
 
+void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns)
+{
+	window_add(&c->win, kind, lat_ns);
+}
+
+/* ---- the lock-free side --------------------------------------------------- */
+
+/* A bio that is never held arrives: count it in shard s. */
+void wbt_shard_map(struct wbt_shard *s, enum wbt_kind kind)
+{
+	if (kind < WBT_NR_KINDS)
+		s->kind[kind]++;
+}
+
+/* ... and completes after lat_ns. */
+void wbt_shard_sample(struct wbt_shard *s, enum wbt_kind kind, u64 lat_ns)
+{
+	window_add(&s->win, kind, lat_ns);
+}
+
+/* Move what shard s holds into the core (both locked), and empty it. */
+void wbt_fold(struct wbt_core *c, struct wbt_shard *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < WBT_NR_KINDS; i++)
+		c->stats.kind[i] += s->kind[i];
+	window_merge(&c->win, &s->win);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * A read was issued or completed at ns: stamp "reads recently". Written at
+ * most once per WBT_STAMP_NSEC: reads on every CPU would otherwise keep
+ * bouncing one cache line between them.
+ */
+void wbt_note_read(struct wbt_core *c, u64 ns)
+{
+	u64 last = WBT_READ_ONCE(c->last_other_ns);
+
+	if (ns > last && ns - last >= WBT_STAMP_NSEC)
+		WBT_WRITE_ONCE(c->last_other_ns, ns);
+}
+
+/*
+ * A read is issued; true if it becomes the one whose age is watched (one
+ * at a time; the first to claim the free slot wins).
+ */
+bool wbt_read_issue(struct wbt_core *c, const struct wbt_now *now)
+{
+	u64 ns = now->ns ? now->ns : 1;
+
+	if (WBT_READ_ONCE(c->read_issue_ns))
+		return false;
+	return !wbt_cmpxchg64(&c->read_issue_ns, 0, ns);
+}
+
+/* The watched read completed. */
 void wbt_read_done(struct wbt_core *c)
 {
-	c->read_issue_ns = 0;
+	WBT_WRITE_ONCE(c->read_issue_ns, 0);
+}
+
+/* The length of the running window. */
+u64 wbt_window_ns(const struct wbt_core *c)
+{
+	return WBT_READ_ONCE(c->cur_win_ns);
 }
 
 static void update_lat_target(struct wbt_core *c)
@@ -888,11 +959,12 @@ static unsigned int min_write_samples(const struct wbt_core *c,
  */
 static u64 stuck_read_age(const struct wbt_core *c, const struct wbt_now *now)
 {
+	u64 issued = WBT_READ_ONCE(c->read_issue_ns);
 	u64 age;
 
-	if (!c->read_issue_ns)
+	if (!issued)
 		return 0;
-	age = elapsed(now, c->read_issue_ns);
+	age = elapsed(now, issued);
 	if (age > c->cur_win_ns || (age > c->lat_target_ns && !c->win.nr_read))
 		return age;
 	return 0;
@@ -1028,11 +1100,11 @@ static void act(struct wbt_core *c, enum wbt_lat verdict,
 static void window_length(struct wbt_core *c)
 {
 	u64 step = c->scale_step > 0 ? c->scale_step : 0;
+	u64 win = WBT_WINDOW_NSEC;
 
-	c->cur_win_ns = WBT_WINDOW_NSEC;
 	if (step)
-		c->cur_win_ns = ((u64)WBT_WINDOW_NSEC << 4) /
-				isqrt_u64((step + 1) << 8);
+		win = ((u64)WBT_WINDOW_NSEC << 4) / isqrt_u64((step + 1) << 8);
+	WBT_WRITE_ONCE(c->cur_win_ns, win);
 }
 
 /*

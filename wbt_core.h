@@ -60,7 +60,17 @@
  * would wait is refused (WBT_AGAIN): its submitter retries where it may
  * block.
  *
- * The caller holds one lock around every call; nothing here sleeps.
+ * The caller holds one lock around every call, except on the lock-free
+ * side: bios that are never held (reads, O_DIRECT writes, flushes) must
+ * cost what they cost in dm-linear. They are counted and sampled in a
+ * shard (one per CPU in the kernel, under a lock of that CPU's own) that
+ * is folded into the core, under its lock, when a window ends and for
+ * status; no sample is lost, so the controller sees exactly what it would
+ * see with every bio under the lock. The two stamps reads share, "reads
+ * recently" and the read whose age is watched, are written without the
+ * lock (wbt_note_read(), wbt_read_issue(), wbt_read_done()); the first is
+ * written at most once per WBT_STAMP_NSEC, so "recently" may end up to
+ * that much early. Nothing here sleeps.
  */
 #ifndef WBT_CORE_H
 #define WBT_CORE_H
@@ -128,6 +138,7 @@ enum wbt_wc_policy {
 enum {
 	WBT_DEF_DEPTH = 16,			/* max_depth at step 0 */
 	WBT_CLOSE_IO_NSEC = 100 * 1000 * 1000,	/* "reads recently" */
+	WBT_STAMP_NSEC = 1000 * 1000,		/* its stamp's granularity */
 	WBT_DEF_CACHE_DELAY_USEC = 10000,
 	WBT_DEF_WB_PERCENT = 100,
 	WBT_MAX_WB_PERCENT = 1000,
@@ -224,6 +235,12 @@ struct wbt_window {
 	u32 hist[WBT_HIST_BUCKETS];	/* read latency, log scale */
 };
 
+/* What bios that are never held leave behind, folded by wbt_fold(). */
+struct wbt_shard {
+	u64 kind[WBT_NR_KINDS];		/* bios seen per kind */
+	struct wbt_window win;		/* their latency samples */
+};
+
 /* Summary of the last finished window. */
 struct wbt_win_result {
 	unsigned int nr_read;
@@ -257,6 +274,7 @@ struct wbt_stats {
 	u64 dirty_waits;		/* tracked writes seeing a dirtier wait */
 };
 
+/* (*): also read or written without the lock, WBT_READ/WRITE_ONCE(). */
 struct wbt_core {
 	struct wbt_config cfg;
 	bool holding;			/* false while suspending */
@@ -282,7 +300,7 @@ struct wbt_core {
 	u64 deferred_bytes;
 	bool open[WBT_NR_COUNTERS];	/* gate of the gated queues */
 	bool promo_wait[WBT_NR_COUNTERS];	/* a promoted head waits for max */
-	u64 last_other_ns;		/* last read issue or completion */
+	u64 last_other_ns;		/* last read issue or completion (*) */
 	u64 last_gated_ns;		/* last gated dispatch (delay policy) */
 	unsigned int overtakes;		/* sync writes past held gated ones */
 
@@ -296,8 +314,8 @@ struct wbt_core {
 
 	/* latency control */
 	u64 lat_target_ns;		/* 0: no self-tuning */
-	u64 cur_win_ns;
-	u64 read_issue_ns;		/* oldest tracked read, 0 = none */
+	u64 cur_win_ns;			/* (*) */
+	u64 read_issue_ns;		/* watched read's issue, 0 = none (*) */
 	u64 down_ns;			/* last step up on a miss, 0 = none */
 	struct wbt_window win;
 	struct wbt_win_result last;
@@ -345,6 +363,11 @@ void wbt_note_held(struct wbt_core *c, u64 held_ns, bool deferred);
 void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns);
 bool wbt_read_issue(struct wbt_core *c, const struct wbt_now *now);
 void wbt_read_done(struct wbt_core *c);
+void wbt_note_read(struct wbt_core *c, u64 ns);
+u64 wbt_window_ns(const struct wbt_core *c);
+void wbt_shard_map(struct wbt_shard *s, enum wbt_kind kind);
+void wbt_shard_sample(struct wbt_shard *s, enum wbt_kind kind, u64 lat_ns);
+void wbt_fold(struct wbt_core *c, struct wbt_shard *s);
 bool wbt_scaling(const struct wbt_core *c);
 bool wbt_window(struct wbt_core *c, const struct wbt_now *now);
 u64 wbt_hist_value(unsigned int bucket);

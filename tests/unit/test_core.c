@@ -2996,6 +2996,115 @@ static void test_config_backlog_options(void)
 	CHECK(!memcmp(&back, &cfg, sizeof(cfg)));
 }
 
+/* ---- the lock-free side: per-CPU shards, stamps -------------------------- */
+
+/*
+ * Samples taken in shards (one per CPU in the kernel) and folded at the
+ * window's end give the controller exactly what it gets when every sample
+ * goes to the core: the same window summary, verdict and step, window after
+ * window. Without the fold, the shards' reads would be lost.
+ */
+static void test_fold_is_exact(void)
+{
+	static const u64 lat[] = { 90 * US, 3 * MS, 700 * US, 12 * MS, 1 * MS };
+	struct wbt_shard sh[3];
+	struct fx f, g;
+	unsigned int w, i;
+
+	DO(setup_ctl(&f, "2000"));
+	DO(setup_ctl(&g, "2000"));
+	for (w = 0; w < 6; w++) {
+		memset(sh, 0, sizeof(sh));
+		for (i = 0; i < 40; i++) {
+			u64 l = lat[(i + w) % 5] + (w < 3 ? 0 : 3 * MS);
+
+			wbt_sample(&f.c, WBT_K_READ, l);
+			wbt_shard_sample(&sh[i % 3], WBT_K_READ, l);
+			wbt_sample(&f.c, WBT_K_DIRECT, 0);
+			wbt_shard_sample(&sh[(i + 1) % 3], WBT_K_DIRECT, 0);
+		}
+		for (i = 0; i < 3; i++)
+			wbt_fold(&g.c, &sh[i]);
+		f.now.ns += f.c.cur_win_ns;
+		g.now.ns += g.c.cur_win_ns;
+		wbt_window(&f.c, &f.now);
+		wbt_window(&g.c, &g.now);
+		CHECK_EQ(g.c.last.nr_read, 40);
+		CHECK_EQ(g.c.last.nr_write, 40);
+		CHECK_EQ(g.c.last.min_ns, f.c.last.min_ns);
+		CHECK_EQ(g.c.last.mean_ns, f.c.last.mean_ns);
+		CHECK_EQ(g.c.last.p50_ns, f.c.last.p50_ns);
+		CHECK_EQ(g.c.last.p99_ns, f.c.last.p99_ns);
+		CHECK_EQ(g.c.last.verdict, f.c.last.verdict);
+		CHECK_EQ(g.c.scale_step, f.c.scale_step);
+	}
+	CHECK(f.c.stats.exceeded > 0);		/* the windows moved the step */
+}
+
+/* Bios counted in shards show in status once, however often it folds. */
+static void test_fold_counts_once(void)
+{
+	struct wbt_shard sh[2];
+	char buf[2048], v[32];
+	struct fx f;
+	int i;
+
+	DO(setup(&f, 32, false));
+	memset(sh, 0, sizeof(sh));
+	for (i = 0; i < 5; i++)
+		wbt_shard_map(&sh[i % 2], WBT_K_READ);
+	wbt_shard_map(&sh[0], WBT_K_FLUSH);
+	map(&f, WBT_K_READ);			/* counted by the core */
+	wbt_fold(&f.c, &sh[0]);
+	wbt_fold(&f.c, &sh[1]);
+	wbt_fold(&f.c, &sh[0]);			/* status again: nothing new */
+	CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
+	CHECK_STR(status_val(buf, "n_read", v, sizeof(v)), "6");
+	CHECK_STR(status_val(buf, "n_flush", v, sizeof(v)), "1");
+	CHECK_EQ(sh[1].win.nr_read, 0);
+}
+
+/*
+ * "Reads recently" is stamped at most once per WBT_STAMP_NSEC, so that reads
+ * on every CPU do not bounce one cache line: a read within that much of the
+ * stamp leaves it, and the background limit comes back that much early at
+ * most; a later read moves it.
+ */
+static void test_read_stamp_granularity(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	map(&f, WBT_K_READ);
+	f.now.ns += WBT_STAMP_NSEC - 1;
+	map(&f, WBT_K_READ);			/* within the stamp: kept */
+	f.now.ns += 100 * MS - (WBT_STAMP_NSEC - 1) - 1;
+	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 4);
+	f.now.ns += 1;				/* 100 ms after the first */
+	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
+	map(&f, WBT_K_READ);
+	f.now.ns += WBT_STAMP_NSEC;
+	map(&f, WBT_K_READ);			/* a stamp later: moved */
+	f.now.ns += 100 * MS - 1;
+	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 4);
+}
+
+/* One read's age is watched at a time; its completion frees the slot. */
+static void test_read_watch_one(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	CHECK(wbt_read_issue(&f.c, &f.now));
+	f.now.ns += 1 * MS;
+	CHECK(!wbt_read_issue(&f.c, &f.now));
+	CHECK_EQ(f.c.read_issue_ns, T0);
+	wbt_read_done(&f.c);
+	CHECK_EQ(f.c.read_issue_ns, 0);
+	CHECK(wbt_read_issue(&f.c, &f.now));
+	CHECK_EQ(f.c.read_issue_ns, T0 + 1 * MS);
+}
+
 #define T(fn) { #fn, test_##fn }
 
 static const struct test tests[] = {
@@ -3111,6 +3220,10 @@ static const struct test tests[] = {
 	T(ctl_window_shrinks),
 	T(ctl_steady_no_oscillation),
 	T(hist_buckets),
+	T(fold_is_exact),
+	T(fold_counts_once),
+	T(read_stamp_granularity),
+	T(read_watch_one),
 };
 
 int main(int argc, char **argv)
