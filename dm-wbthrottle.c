@@ -22,6 +22,11 @@
  * Completions, the pace timer and the window timer hand free slots to the
  * heads of the FIFOs: a sleeper is woken with its slot, one by one.
  * presuspend, `enable 0` and remove let every sleeper and held bio go.
+ *
+ * Bios that are never held (reads, O_DIRECT writes, flushes) take no shared
+ * lock: they are counted in a per-CPU shard, folded into the core when a
+ * latency window ends. The lower device's depth and cache are re-read on
+ * every window and on resume, not per bio.
  */
 #include <linux/module.h>
 #include <linux/device-mapper.h>
@@ -35,6 +40,7 @@
 #include <linux/wait.h>
 #include <linux/ktime.h>
 #include <linux/hrtimer.h>
+#include <linux/percpu.h>
 
 #include "wbt_core.h"
 
@@ -48,6 +54,12 @@ enum {
 	WBT_STATUS_LEN = 2048,
 };
 
+/* Per CPU: what bios that are never held leave behind. */
+struct wt_shard {
+	spinlock_t lock;		/* this CPU's bios; wt_fold() */
+	struct wbt_shard s;
+};
+
 struct wt_dev {
 	struct dm_target *ti;
 	struct dm_dev *dev;
@@ -56,6 +68,7 @@ struct wt_dev {
 
 	spinlock_t lock;		/* protects core, held[], ready[], more */
 	struct wbt_core core;
+	struct wt_shard __percpu *shards;
 	struct list_head held[WBT_NR_QUEUES];	/* struct wbt_bio, FIFO */
 	struct bio_list ready[WBT_NR_QUEUES];	/* deferred, let go */
 	bool more;			/* the release batch ran out */
@@ -132,7 +145,10 @@ static void wt_now(struct wt_dev *wt, struct wbt_now *now)
 	now->dirty_wait = wt_dirty_wait(wt);
 }
 
-/* The lower device's depth and cache can change at run time; re-read. */
+/*
+ * The lower device's depth and cache can change at run time: re-read on
+ * every window and on resume. Lock held.
+ */
 static void wt_refresh_device(struct wt_dev *wt)
 {
 	struct block_device *bdev = wt->dev->bdev;
@@ -337,6 +353,42 @@ static void wt_wait(struct wbt_bio *pb)
 	__set_current_state(TASK_RUNNING);
 }
 
+/*
+ * Count a bio that is never held in this CPU's shard: its arrival, or (done)
+ * its completion after lat_ns. Interrupts off: end_io may run in one.
+ */
+static void wt_shard_add(struct wt_dev *wt, enum wbt_kind kind, bool done,
+			 u64 lat_ns)
+{
+	struct wt_shard *sh;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	sh = this_cpu_ptr(wt->shards);
+	spin_lock(&sh->lock);
+	if (done)
+		wbt_shard_sample(&sh->s, kind, lat_ns);
+	else
+		wbt_shard_map(&sh->s, kind);
+	spin_unlock(&sh->lock);
+	local_irq_restore(flags);
+}
+
+/* Move every CPU's shard into the core. Lock held. */
+static void wt_fold(struct wt_dev *wt)
+{
+	struct wt_shard *sh;
+	int cpu;
+
+	lockdep_assert_held(&wt->lock);
+	for_each_possible_cpu(cpu) {
+		sh = per_cpu_ptr(wt->shards, cpu);
+		spin_lock(&sh->lock);
+		wbt_fold(&wt->core, &sh->s);
+		spin_unlock(&sh->lock);
+	}
+}
+
 /* A latency window ended: judge it, maybe rescale, start the next one. */
 static void wt_window_fn(struct timer_list *t)
 {
@@ -349,6 +401,8 @@ static void wt_window_fn(struct timer_list *t)
 
 	wt_now(wt, &now);
 	spin_lock_irqsave(&wt->lock, flags);
+	wt_refresh_device(wt);
+	wt_fold(wt);
 	step = wt->core.scale_step;
 	again = wbt_window(&wt->core, &now);
 	moved = step != wt->core.scale_step;
@@ -365,12 +419,12 @@ static void wt_window_fn(struct timer_list *t)
 		wt_kick(wt);
 }
 
-/* Start windows when I/O shows up. Lock held. */
+/* Start windows when I/O shows up (lock-free: mod_timer() serialises). */
 static void wt_arm_window(struct wt_dev *wt)
 {
 	if (!timer_pending(&wt->window))
 		mod_timer(&wt->window, jiffies +
-			  max(1UL, nsecs_to_jiffies(wt->core.cur_win_ns)));
+			  max(1UL, nsecs_to_jiffies(wbt_window_ns(&wt->core))));
 }
 
 static bool wt_holds_any(struct wt_dev *wt)
@@ -441,6 +495,7 @@ static void wt_destroy(struct wt_dev *wt)
 	}
 	if (wt->dev)
 		dm_put_device(wt->ti, wt->dev);
+	free_percpu(wt->shards);
 	kfree(wt);
 }
 
@@ -508,6 +563,15 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		bio_list_init(&wt->ready[i]);
 	}
 
+	wt->shards = alloc_percpu(struct wt_shard);
+	if (!wt->shards) {
+		ti->error = "Cannot allocate per-CPU counters";
+		r = -ENOMEM;
+		goto bad;
+	}
+	for_each_possible_cpu(i)
+		spin_lock_init(&per_cpu_ptr(wt->shards, i)->lock);
+
 	path = dm_shift_arg(&as);
 	wbt_config_default(&cfg);
 	if (as.argc) {
@@ -563,37 +627,64 @@ static void wt_dtr(struct dm_target *ti)
 	wt_destroy(ti->private);
 }
 
-static int wt_map(struct dm_target *ti, struct bio *bio)
+/*
+ * A bio that is never held: count it in this CPU's shard; a read is the
+ * "other I/O" that lowers the background limit, and its latency is what
+ * the controller watches.
+ */
+static void wt_map_untracked(struct wt_dev *wt, struct wbt_bio *pb)
 {
-	struct wt_dev *wt = ti->private;
-	struct wbt_bio *pb = dm_per_bio_data(bio, sizeof(*pb));
+	struct wbt_now now;
+
+	pb->watched = false;
+	if (pb->kind == WBT_K_READ) {
+		now.ns = ktime_get_ns();
+		now.dirty_wait = false;
+		pb->start_ns = now.ns;
+		wbt_note_read(&wt->core, now.ns);
+		pb->watched = wbt_read_issue(&wt->core, &now);
+		wt_arm_window(wt);
+	}
+	wt_shard_add(wt, pb->kind, false, 0);
+}
+
+/* ... and its completion. */
+static void wt_end_untracked(struct wt_dev *wt, struct wbt_bio *pb)
+{
+	u64 lat = 0, ns;
+
+	if (pb->kind == WBT_K_READ) {
+		ns = ktime_get_ns();
+		lat = ns - pb->start_ns;
+		wbt_note_read(&wt->core, ns);
+		if (pb->watched)
+			wbt_read_done(&wt->core);
+	} else if (pb->kind != WBT_K_DIRECT) {
+		return;		/* flushes and the like: no sample */
+	}
+	wt_shard_add(wt, pb->kind, true, lat);
+}
+
+/* A tracked write: it goes, waits in its submitter, is deferred or refused. */
+static int wt_map_tracked(struct wt_dev *wt, struct bio *bio,
+			  struct wbt_bio *pb, enum wbt_queue q)
+{
 	struct wbt_now now;
 	struct wbt_io io;
 	unsigned long flags;
-	enum wbt_queue q;
 	int r;
 
-	bio_set_dev(bio, wt->dev->bdev);
-	if (bio_sectors(bio) || op_is_zone_mgmt(bio_op(bio)))
-		bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
-
-	pb->kind = wbt_classify(wt_bio_flags(bio));
 	pb->waiter = NULL;
 	pb->granted = 0;
 	pb->refused = false;
-	q = wbt_kind_queue(pb->kind);
+	pb->watched = false;
 	wt_now(wt, &now);
 	pb->start_ns = now.ns;
 	wt_bio_io(bio, &io);
-	if (q != WBT_Q_NONE)
-		io.mode = wt_hold_mode(bio);
+	io.mode = wt_hold_mode(bio);
 
 	spin_lock_irqsave(&wt->lock, flags);
-	if (q != WBT_Q_NONE)
-		wt_refresh_device(wt);
-	pb->watched = pb->kind == WBT_K_READ && wbt_read_issue(&wt->core, &now);
-	if (q != WBT_Q_NONE || pb->kind == WBT_K_READ)
-		wt_arm_window(wt);
+	wt_arm_window(wt);
 	r = wbt_map(&wt->core, pb->kind, &io, &now);
 	if (r == WBT_WAIT || r == WBT_HOLD) {
 		if (r == WBT_WAIT)
@@ -623,6 +714,24 @@ static int wt_map(struct dm_target *ti, struct bio *bio)
 	}
 }
 
+static int wt_map(struct dm_target *ti, struct bio *bio)
+{
+	struct wt_dev *wt = ti->private;
+	struct wbt_bio *pb = dm_per_bio_data(bio, sizeof(*pb));
+	enum wbt_queue q;
+
+	bio_set_dev(bio, wt->dev->bdev);
+	if (bio_sectors(bio) || op_is_zone_mgmt(bio_op(bio)))
+		bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+
+	pb->kind = wbt_classify(wt_bio_flags(bio));
+	q = wbt_kind_queue(pb->kind);
+	if (q != WBT_Q_NONE)
+		return wt_map_tracked(wt, bio, pb, q);
+	wt_map_untracked(wt, pb);
+	return DM_MAPIO_REMAPPED;
+}
+
 static int wt_end_io(struct dm_target *ti, struct bio *bio,
 		     blk_status_t *error)
 {
@@ -632,12 +741,14 @@ static int wt_end_io(struct dm_target *ti, struct bio *bio,
 	unsigned long flags;
 	bool idle;
 
+	if (wbt_kind_queue(pb->kind) == WBT_Q_NONE) {
+		wt_end_untracked(wt, pb);
+		return DM_ENDIO_DONE;
+	}
 	if (pb->refused)
 		return DM_ENDIO_DONE;
 	wt_now(wt, &now);
 	spin_lock_irqsave(&wt->lock, flags);
-	if (pb->watched)
-		wbt_read_done(&wt->core);
 	wbt_sample(&wt->core, pb->kind, now.ns - pb->start_ns);
 	if (wbt_done(&wt->core, pb->kind, pb->grp, &now))
 		wt_release(wt, &now);
@@ -665,7 +776,13 @@ static void wt_presuspend_undo(struct dm_target *ti)
 
 static void wt_resume(struct dm_target *ti)
 {
-	wt_set_holding(ti->private, true);
+	struct wt_dev *wt = ti->private;
+	unsigned long flags;
+
+	spin_lock_irqsave(&wt->lock, flags);
+	wt_refresh_device(wt);
+	wbt_set_holding(&wt->core, true);
+	spin_unlock_irqrestore(&wt->lock, flags);
 }
 
 /* How long the oldest write held now has been held. Lock held. */
@@ -701,9 +818,11 @@ static void wt_status(struct dm_target *ti, status_type_t type,
 	}
 	spin_lock_irqsave(&wt->lock, flags);
 	cfg = wt->core.cfg;
-	if (type == STATUSTYPE_INFO)
+	if (type == STATUSTYPE_INFO) {
+		wt_fold(wt);
 		wbt_format_status(&wt->core, wt_oldest_ns(wt), buf,
 				  WBT_STATUS_LEN);
+	}
 	spin_unlock_irqrestore(&wt->lock, flags);
 
 	switch (type) {
