@@ -12,6 +12,7 @@
 #   make demo             the short "hdd" demonstration
 #   make bench            the full benchmark (KVER= picks the kernel)
 #   make bench-pushback   fsync and reader cost over four disk profiles
+#   make bench-cpu        what the target costs where nothing is throttled
 
 NAME := dm-wbthrottle
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
@@ -34,7 +35,7 @@ DKMS_SRC ?= /usr/src
 
 .PHONY: all module clean deps dist-files install uninstall install-dkms uninstall-dkms \
 	tools tools-test initramfs-check version-check deb deb-check unit fuzz style kbuild-all diskmodel-all \
-	dkms-check vm-test check demo bench bench-pushback
+	dkms-check vm-test check demo bench bench-pushback bench-cpu
 
 all: module
 
@@ -152,3 +153,6 @@ bench: deps
 
 bench-pushback: deps
 	bash tests/bench/pushback.sh
+
+bench-cpu: deps
+	bash tests/bench/cpucost.sh
