@@ -8,7 +8,8 @@
 # in the same boot. tests/bench/cpucost.py reports each round's ratio and
 # the median. Environment: KVER, OUT (results directory, default
 # build/bench/cpu-<kver>-<date>), ROUNDS (default 5), RUNTIME (seconds per
-# fio run, default 5), SEQ_MB (buffered write size, default 768).
+# fio run, default 5), SEQ_MB (buffered write size, default 768),
+# WORKLOADS (default "randread randwrite seqwrite").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib-bench.sh"
@@ -22,6 +23,7 @@ mkdir -p "$out"
 	echo "CPU_ROUNDS=${ROUNDS:-5}"
 	echo "CPU_RUNTIME=${RUNTIME:-5}"
 	echo "CPU_SEQ_MB=${SEQ_MB:-768}"
+	echo "CPU_WORKLOADS=\"${WORKLOADS:-randread randwrite seqwrite}\""
 } >"$out/bench.conf"
 
 echo "bench-cpu: $kver, results in $out"

@@ -16,7 +16,7 @@
 # translates the code paths on first use). Raw fio JSON goes to
 # $VM_OUT/raw/cpucost/ROUND-WORKLOAD-TARGET-N.json; the host makes the table
 # (tests/bench/cpucost.py). Parameters in $VM_OUT/bench.conf:
-# CPU_ROUNDS, CPU_RUNTIME (seconds per fio run), CPU_SEQ_MB.
+# CPU_ROUNDS, CPU_RUNTIME (seconds per fio run), CPU_SEQ_MB, CPU_WORKLOADS.
 # vm-timeout: 3000
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -82,14 +82,14 @@ fio_run() {
 		--output-format=json --output="$3" "${args[@]}" >/dev/null
 }
 
-for w in randread randwrite seqwrite; do
+for w in $CPU_WORKLOADS; do
 	for t in linear wbthrottle; do
 		log "warm-up: $w over $t"
 		fio_run "$w" "$t" "$TEST_TMP/warmup.json"
 	done
 done
 for r in $(seq 1 "$CPU_ROUNDS"); do
-	for w in randread randwrite seqwrite; do
+	for w in $CPU_WORKLOADS; do
 		n=0
 		for t in linear wbthrottle wbthrottle linear; do
 			n=$((n + 1))
