@@ -1199,21 +1199,123 @@ void wbt_set_holding(struct wbt_core *c, bool holding)
 	wbt_update_limits(c);
 }
 
+/* Append to buf at *pos; output that does not fit is cut, never overrun. */
+static __printf(4, 5) void emit(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (*pos >= len)
+		return;
+	va_start(ap, fmt);
+	r = vsnprintf(buf + *pos, len - *pos, fmt, ap);
+	va_end(ap);
+	if (r > 0)
+		*pos += (size_t)r < len - *pos ? (size_t)r : len - *pos - 1;
+}
+
 /* ---- options -------------------------------------------------------------- */
+
+/* How an option's value is written. */
+enum opt_type {
+	OPT_UINT = 0,		/* decimal in [min, max] */
+	OPT_AUTO,		/* "auto" (stored as auto_val), or as OPT_UINT */
+	OPT_NAME,		/* one of names[] (stored as its index) */
+};
+
+/*
+ * The options, in table-line order: the one place that knows their names,
+ * ranges, defaults and how they read and print. The parser, the table line
+ * (wbt_config_format), the error texts and the README (checked by the unit
+ * tests and `make check`) follow it.
+ */
+struct opt {
+	const char *name;
+	enum opt_type type;
+	unsigned int min, max;
+	unsigned int def;
+	unsigned int auto_val;		/* OPT_AUTO: what "auto" stores */
+	const char *const *names;	/* OPT_NAME */
+	size_t off;			/* of its unsigned int in wbt_config */
+	const char *err;		/* what the value may be */
+};
+
+#define CFG(field) offsetof(struct wbt_config, field)
+
+static const struct opt opts[WBT_NR_OPTS] = {
+	[WBT_O_ENABLE] = {
+		.name = "enable", .max = 1, .def = 1,
+		.off = CFG(enabled), .err = "enable takes 0 or 1",
+	},
+	[WBT_O_WB_PERCENT] = {
+		.name = "wb_percent",
+		.min = 1, .max = WBT_MAX_WB_PERCENT, .def = WBT_DEF_WB_PERCENT,
+		.off = CFG(wb_percent), .err = "wb_percent takes 1 to 1000",
+	},
+	[WBT_O_DEPTH] = {
+		.name = "depth", .type = OPT_AUTO,
+		.min = 1, .max = WBT_MAX_DEPTH, .def = 0, .auto_val = 0,
+		.off = CFG(depth), .err = "depth takes auto or 1 to 65536",
+	},
+	[WBT_O_WC_POLICY] = {
+		.name = "wc_policy", .type = OPT_NAME,
+		.max = WBT_NR_WC_POLICIES - 1, .def = WBT_WC_AUTO,
+		.names = wc_policy_names, .off = CFG(wc_policy),
+		.err = "wc_policy takes auto, drain, delay or off",
+	},
+	[WBT_O_CACHE_DELAY] = {
+		.name = "cache_delay_us",
+		.max = WBT_MAX_CACHE_DELAY_USEC,
+		.def = WBT_DEF_CACHE_DELAY_USEC, .off = CFG(cache_delay_usec),
+		.err = "cache_delay_us takes 0 to 1000000",
+	},
+	[WBT_O_LAT] = {
+		.name = "lat_us", .type = OPT_AUTO,
+		.max = WBT_MAX_LAT_USEC, .def = WBT_LAT_AUTO,
+		.auto_val = WBT_LAT_AUTO, .off = CFG(lat_usec),
+		.err = "lat_us takes auto or 0 to 10000000",
+	},
+	[WBT_O_LAT_PCT] = {
+		.name = "lat_pct", .max = 99, .off = CFG(lat_pct),
+		.err = "lat_pct takes 0 (window minimum) to 99",
+	},
+	[WBT_O_PUSH_BACK] = {
+		.name = "push_back", .max = 1, .def = 1,
+		.off = CFG(push_back),
+		.err = "push_back takes 0 (never make a submitter wait) or 1",
+	},
+	[WBT_O_BACKLOG_KB] = {
+		.name = "backlog_kb", .max = WBT_MAX_BACKLOG_KB,
+		.def = WBT_DEF_BACKLOG_KB, .off = CFG(backlog_kb),
+		.err = "backlog_kb takes 0 (defer nothing) to 4194304",
+	},
+	[WBT_O_BACKLOG_MS] = {
+		.name = "backlog_ms",
+		.min = 1, .max = WBT_MAX_BACKLOG_MS, .def = WBT_DEF_BACKLOG_MS,
+		.off = CFG(backlog_ms), .err = "backlog_ms takes 1 to 60000",
+	},
+};
+
+static const char unknown_opt[] =
+	"unknown option (enable, wb_percent, depth, wc_policy, cache_delay_us, lat_us, lat_pct, push_back, backlog_kb, backlog_ms)";
+
+static unsigned int *opt_val(struct wbt_config *cfg, const struct opt *o)
+{
+	return (unsigned int *)((char *)cfg + o->off);
+}
+
+static unsigned int opt_get(const struct wbt_config *cfg, const struct opt *o)
+{
+	return *(const unsigned int *)((const char *)cfg + o->off);
+}
 
 void wbt_config_default(struct wbt_config *cfg)
 {
+	unsigned int i;
+
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->enabled = true;
-	cfg->wb_percent = WBT_DEF_WB_PERCENT;
-	cfg->depth = 0;
-	cfg->wc_policy = WBT_WC_AUTO;
-	cfg->cache_delay_usec = WBT_DEF_CACHE_DELAY_USEC;
-	cfg->lat_usec = WBT_LAT_AUTO;
-	cfg->lat_pct = 0;
-	cfg->push_back = true;
-	cfg->backlog_kb = WBT_DEF_BACKLOG_KB;
-	cfg->backlog_ms = WBT_DEF_BACKLOG_MS;
+	for (i = 0; i < WBT_NR_OPTS; i++)
+		*opt_val(cfg, &opts[i]) = opts[i].def;
 }
 
 /* Strict decimal: digits only, no sign, no overflow, within [min, max]. */
@@ -1237,35 +1339,38 @@ static int parse_uint(const char *s, unsigned int min, unsigned int max,
 	return 0;
 }
 
-static int set_depth(struct wbt_config *cfg, const char *val)
+static int opt_parse(const struct opt *o, const char *val, unsigned int *out)
 {
-	if (!strcmp(val, "auto")) {
-		cfg->depth = 0;
-		return 0;
-	}
-	return parse_uint(val, 1, WBT_MAX_DEPTH, &cfg->depth);
-}
+	unsigned int i;
 
-static int set_lat(struct wbt_config *cfg, const char *val)
-{
-	if (!strcmp(val, "auto")) {
-		cfg->lat_usec = WBT_LAT_AUTO;
-		return 0;
-	}
-	return parse_uint(val, 0, WBT_MAX_LAT_USEC, &cfg->lat_usec);
-}
-
-static int set_wc_policy(struct wbt_config *cfg, const char *val)
-{
-	int p;
-
-	for (p = 0; p < WBT_NR_WC_POLICIES; p++) {
-		if (!strcmp(val, wc_policy_names[p])) {
-			cfg->wc_policy = p;
+	switch (o->type) {
+	case OPT_AUTO:
+		if (!strcmp(val, "auto")) {
+			*out = o->auto_val;
 			return 0;
 		}
+		return parse_uint(val, o->min, o->max, out);
+	case OPT_NAME:
+		for (i = o->min; i <= o->max; i++) {
+			if (!strcmp(val, o->names[i])) {
+				*out = i;
+				return 0;
+			}
+		}
+		return -1;
+	default:
+		return parse_uint(val, o->min, o->max, out);
 	}
-	return -1;
+}
+
+static const struct opt *opt_find(const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < WBT_NR_OPTS; i++)
+		if (!strcmp(key, opts[i].name))
+			return &opts[i];
+	return NULL;
 }
 
 /*
@@ -1275,67 +1380,84 @@ static int set_wc_policy(struct wbt_config *cfg, const char *val)
 int wbt_config_set(struct wbt_config *cfg, const char *key, const char *val,
 		   const char **err)
 {
-	struct wbt_config n = *cfg;
-	unsigned int v = 0;
-	int opt, r;
+	const struct opt *o;
+	unsigned int v;
 
 	if (!key || !val) {
 		*err = "option needs a key and a value";
 		return -1;
 	}
-	if (!strcmp(key, "enable")) {
-		opt = WBT_O_ENABLE;
-		r = parse_uint(val, 0, 1, &v);
-		n.enabled = v;
-		*err = "enable takes 0 or 1";
-	} else if (!strcmp(key, "wb_percent")) {
-		opt = WBT_O_WB_PERCENT;
-		r = parse_uint(val, 1, WBT_MAX_WB_PERCENT, &n.wb_percent);
-		*err = "wb_percent takes 1 to 1000";
-	} else if (!strcmp(key, "depth")) {
-		opt = WBT_O_DEPTH;
-		r = set_depth(&n, val);
-		*err = "depth takes auto or 1 to 65536";
-	} else if (!strcmp(key, "wc_policy")) {
-		opt = WBT_O_WC_POLICY;
-		r = set_wc_policy(&n, val);
-		*err = "wc_policy takes auto, drain, delay or off";
-	} else if (!strcmp(key, "cache_delay_us")) {
-		opt = WBT_O_CACHE_DELAY;
-		r = parse_uint(val, 0, WBT_MAX_CACHE_DELAY_USEC,
-			       &n.cache_delay_usec);
-		*err = "cache_delay_us takes 0 to 1000000";
-	} else if (!strcmp(key, "lat_us")) {
-		opt = WBT_O_LAT;
-		r = set_lat(&n, val);
-		*err = "lat_us takes auto or 0 to 10000000";
-	} else if (!strcmp(key, "lat_pct")) {
-		opt = WBT_O_LAT_PCT;
-		r = parse_uint(val, 0, 99, &n.lat_pct);
-		*err = "lat_pct takes 0 (window minimum) to 99";
-	} else if (!strcmp(key, "push_back")) {
-		opt = WBT_O_PUSH_BACK;
-		r = parse_uint(val, 0, 1, &v);
-		n.push_back = v;
-		*err = "push_back takes 0 (never make a submitter wait) or 1";
-	} else if (!strcmp(key, "backlog_kb")) {
-		opt = WBT_O_BACKLOG_KB;
-		r = parse_uint(val, 0, WBT_MAX_BACKLOG_KB, &n.backlog_kb);
-		*err = "backlog_kb takes 0 (defer nothing) to 4194304";
-	} else if (!strcmp(key, "backlog_ms")) {
-		opt = WBT_O_BACKLOG_MS;
-		r = parse_uint(val, 1, WBT_MAX_BACKLOG_MS, &n.backlog_ms);
-		*err = "backlog_ms takes 1 to 60000";
-	} else {
-		*err = "unknown option (enable, wb_percent, depth, wc_policy, cache_delay_us, lat_us, lat_pct, push_back, backlog_kb, backlog_ms)";
+	o = opt_find(key);
+	if (!o) {
+		*err = unknown_opt;
 		return -1;
 	}
-	if (r)
+	if (opt_parse(o, val, &v)) {
+		*err = o->err;
 		return -1;
-	n.set_mask |= 1u << opt;
-	*cfg = n;
+	}
+	*opt_val(cfg, o) = v;
+	cfg->set_mask |= 1u << (o - opts);
 	*err = NULL;
 	return 0;
+}
+
+/* The values an option takes, as the README's table writes them. */
+static void opt_values(const struct opt *o, char *buf, size_t len,
+		       size_t *pos)
+{
+	unsigned int i;
+
+	if (o->type == OPT_NAME) {
+		/* The default first, then the others in order. */
+		emit(buf, len, pos, "`%s`", o->names[o->def]);
+		for (i = o->min; i <= o->max; i++)
+			if (i != o->def)
+				emit(buf, len, pos, ", `%s`", o->names[i]);
+		return;
+	}
+	if (o->type == OPT_AUTO)
+		emit(buf, len, pos, "`auto`, ");
+	if (o->max - o->min == 1)
+		emit(buf, len, pos, "`%u`, `%u`", o->min, o->max);
+	else
+		emit(buf, len, pos, "%u..%u", o->min, o->max);
+}
+
+/*
+ * Option i's row of the README's table, up to its meaning:
+ * "| `key` | values | default |". 0 past the last option.
+ */
+int wbt_config_doc(unsigned int i, char *buf, size_t len)
+{
+	const struct opt *o = &opts[i];
+	size_t pos = 0;
+
+	if (len)
+		buf[0] = 0;
+	if (i >= WBT_NR_OPTS)
+		return 0;
+	emit(buf, len, &pos, "| `%s` | ", o->name);
+	opt_values(o, buf, len, &pos);
+	if (o->type == OPT_NAME)
+		emit(buf, len, &pos, " | `%s` |", o->names[o->def]);
+	else if (o->type == OPT_AUTO && o->def == o->auto_val)
+		emit(buf, len, &pos, " | `auto` |");
+	else if (o->max - o->min == 1)
+		emit(buf, len, &pos, " | `%u` |", o->def);
+	else
+		emit(buf, len, &pos, " | %u |", o->def);
+	return pos;
+}
+
+/* Option i's name and the text of its range error; false past the last. */
+bool wbt_config_describe(unsigned int i, const char **name, const char **err)
+{
+	if (i >= WBT_NR_OPTS)
+		return false;
+	*name = opts[i].name;
+	*err = opts[i].err;
+	return true;
 }
 
 unsigned int wbt_config_nr_args(const struct wbt_config *cfg)
@@ -1348,55 +1470,27 @@ unsigned int wbt_config_nr_args(const struct wbt_config *cfg)
 	return n;
 }
 
-/* Append to buf at *pos; output that does not fit is cut, never overrun. */
-static __printf(4, 5) void emit(char *buf, size_t len, size_t *pos, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	if (*pos >= len)
-		return;
-	va_start(ap, fmt);
-	r = vsnprintf(buf + *pos, len - *pos, fmt, ap);
-	va_end(ap);
-	if (r > 0)
-		*pos += (size_t)r < len - *pos ? (size_t)r : len - *pos - 1;
-}
-
-/* The options that were set, as "key value" pairs separated by spaces. */
+/* The options that were set, as " key value" pairs, in table order. */
 int wbt_config_format(const struct wbt_config *cfg, char *buf, size_t len)
 {
-	unsigned int m = cfg->set_mask;
+	const struct opt *o;
+	unsigned int i, v;
 	size_t pos = 0;
 
 	if (len)
 		buf[0] = 0;
-	if (m & (1u << WBT_O_ENABLE))
-		emit(buf, len, &pos, " enable %u", cfg->enabled ? 1 : 0);
-	if (m & (1u << WBT_O_WB_PERCENT))
-		emit(buf, len, &pos, " wb_percent %u", cfg->wb_percent);
-	if ((m & (1u << WBT_O_DEPTH)) && cfg->depth)
-		emit(buf, len, &pos, " depth %u", cfg->depth);
-	if ((m & (1u << WBT_O_DEPTH)) && !cfg->depth)
-		emit(buf, len, &pos, " depth auto");
-	if (m & (1u << WBT_O_WC_POLICY))
-		emit(buf, len, &pos, " wc_policy %s",
-		     wc_policy_names[cfg->wc_policy]);
-	if (m & (1u << WBT_O_CACHE_DELAY))
-		emit(buf, len, &pos, " cache_delay_us %u",
-		     cfg->cache_delay_usec);
-	if ((m & (1u << WBT_O_LAT)) && cfg->lat_usec == WBT_LAT_AUTO)
-		emit(buf, len, &pos, " lat_us auto");
-	if ((m & (1u << WBT_O_LAT)) && cfg->lat_usec != WBT_LAT_AUTO)
-		emit(buf, len, &pos, " lat_us %u", cfg->lat_usec);
-	if (m & (1u << WBT_O_LAT_PCT))
-		emit(buf, len, &pos, " lat_pct %u", cfg->lat_pct);
-	if (m & (1u << WBT_O_PUSH_BACK))
-		emit(buf, len, &pos, " push_back %u", cfg->push_back ? 1 : 0);
-	if (m & (1u << WBT_O_BACKLOG_KB))
-		emit(buf, len, &pos, " backlog_kb %u", cfg->backlog_kb);
-	if (m & (1u << WBT_O_BACKLOG_MS))
-		emit(buf, len, &pos, " backlog_ms %u", cfg->backlog_ms);
+	for (i = 0; i < WBT_NR_OPTS; i++) {
+		if (!(cfg->set_mask & (1u << i)))
+			continue;
+		o = &opts[i];
+		v = opt_get(cfg, o);
+		if (o->type == OPT_NAME)
+			emit(buf, len, &pos, " %s %s", o->name, o->names[v]);
+		else if (o->type == OPT_AUTO && v == o->auto_val)
+			emit(buf, len, &pos, " %s auto", o->name);
+		else
+			emit(buf, len, &pos, " %s %u", o->name, v);
+	}
 	return pos;
 }
 
@@ -1429,7 +1523,7 @@ int wbt_format_status(const struct wbt_core *c, u64 oldest_ns, char *buf,
 	if (len)
 		buf[0] = 0;
 	emit(buf, len, &pos,
-	     "enabled=%d holding=%d qd=%u wc=%d wc_policy=%s depth_mode=%s",
+	     "enabled=%u holding=%d qd=%u wc=%d wc_policy=%s depth_mode=%s",
 	     c->cfg.enabled, c->holding, c->queue_depth, c->wc,
 	     wc_policy_names[wbt_wc_policy(c)],
 	     c->cfg.depth ? "fixed" : "auto");
@@ -1477,7 +1571,7 @@ int wbt_format_status(const struct wbt_core *c, u64 oldest_ns, char *buf,
 	     (unsigned long long)s->aged, (unsigned long long)s->overflow,
 	     (unsigned long long)s->again,
 	     (unsigned long long)s->dirty_waits);
-	emit(buf, len, &pos, " push_back=%d backlog_kb=%u backlog_ms=%u",
+	emit(buf, len, &pos, " push_back=%u backlog_kb=%u backlog_ms=%u",
 	     c->cfg.push_back, c->cfg.backlog_kb, c->cfg.backlog_ms);
 	emit(buf, len, &pos, " promoted=%llu",
 	     (unsigned long long)s->promoted);

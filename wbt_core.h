@@ -203,15 +203,16 @@ enum wbt_opt {
 	WBT_NR_OPTS
 };
 
+/* Every option is an unsigned int: the option table in wbt_core.c says how. */
 struct wbt_config {
-	bool enabled;
+	unsigned int enabled;		/* 0 or 1 */
 	unsigned int wb_percent;	/* % of the derived depths */
 	unsigned int depth;		/* fixed max_depth, 0 = auto */
-	enum wbt_wc_policy wc_policy;
+	unsigned int wc_policy;		/* enum wbt_wc_policy */
 	unsigned int cache_delay_usec;
 	unsigned int lat_usec;		/* read latency target, 0 = off */
 	unsigned int lat_pct;		/* 0: window minimum, else percentile */
-	bool push_back;			/* submitters may wait in ->map() */
+	unsigned int push_back;		/* 1: submitters may wait in ->map() */
 	unsigned int backlog_kb;	/* bound on deferred bytes; 0: defer none */
 	unsigned int backlog_ms;	/* age at which a held write is old */
 	unsigned int set_mask;		/* 1 << enum wbt_opt */
@@ -339,6 +340,8 @@ int wbt_config_set(struct wbt_config *cfg, const char *key, const char *val,
 		   const char **err);
 int wbt_config_format(const struct wbt_config *cfg, char *buf, size_t len);
 unsigned int wbt_config_nr_args(const struct wbt_config *cfg);
+bool wbt_config_describe(unsigned int i, const char **name, const char **err);
+int wbt_config_doc(unsigned int i, char *buf, size_t len);
 
 void wbt_init(struct wbt_core *c, const struct wbt_config *cfg);
 void wbt_set_config(struct wbt_core *c, const struct wbt_config *cfg);

@@ -3105,6 +3105,152 @@ static void test_read_watch_one(void)
 	CHECK_EQ(f.c.read_issue_ns, T0 + 1 * MS);
 }
 
+/* ---- the option table, and the README beside it --------------------------- */
+
+/* The README, read once; the tests run in tests/unit (make unit). */
+static char *readme(void)
+{
+	static char text[128 * 1024];
+	static bool done;
+	FILE *f;
+	size_t n;
+
+	if (done)
+		return text;
+	f = fopen("../../README.md", "r");
+	if (!f)
+		return NULL;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	done = true;
+	return text;
+}
+
+/*
+ * Each option's error names what it takes: its bounds parse, one past them
+ * does not, and the text says the bounds. The unknown-key text lists every
+ * option, in table order.
+ */
+static void test_option_table(void)
+{
+	const char *name, *err, *uerr, *at;
+	struct wbt_config cfg;
+	char row[256], v[16];
+	unsigned int i, lo, hi;
+
+	wbt_config_default(&cfg);
+	CHECK(wbt_config_set(&cfg, "nosuch", "1", &uerr));
+	at = uerr;
+	for (i = 0; wbt_config_describe(i, &name, &err); i++) {
+		CHECKF(!strncmp(err, name, strlen(name)), "%s: error \"%s\"",
+		       name, err);
+		at = strstr(at, name);
+		CHECKF(at, "unknown-key text misses %s (or its order)", name);
+		CHECK(wbt_config_doc(i, row, sizeof(row)) > 0);
+		/* The range from the doc row: "min..max" or "`0`, `1`". */
+		if (sscanf(strstr(row, "| ") + 2, "%*[^|]| %u..%u", &lo, &hi) != 2 &&
+		    sscanf(strstr(row, "| ") + 2, "%*[^|]| `%u`, `%u`", &lo, &hi) != 2 &&
+		    sscanf(strstr(row, "| ") + 2, "%*[^|]| `auto`, %u..%u", &lo, &hi) != 2)
+			continue;		/* names: checked by the config tests */
+		snprintf(v, sizeof(v), "%u", lo);
+		CHECKF(strstr(err, v), "%s: \"%s\" does not say %u", name, err, lo);
+		CHECKF(!wbt_config_set(&cfg, name, v, &at), "%s %s refused", name, v);
+		snprintf(v, sizeof(v), "%u", hi);
+		CHECKF(strstr(err, v), "%s: \"%s\" does not say %u", name, err, hi);
+		CHECKF(!wbt_config_set(&cfg, name, v, &at), "%s %s refused", name, v);
+		snprintf(v, sizeof(v), "%u", hi + 1);
+		CHECKF(wbt_config_set(&cfg, name, v, &at), "%s %s accepted", name, v);
+		if (lo) {
+			snprintf(v, sizeof(v), "%u", lo - 1);
+			CHECKF(wbt_config_set(&cfg, name, v, &at),
+			       "%s %s accepted", name, v);
+		}
+		at = uerr;
+	}
+	CHECK_EQ(i, WBT_NR_OPTS);
+}
+
+/* The README's table of options is the option table: names, values, defaults. */
+static void test_readme_options(void)
+{
+	const char *text = readme(), *at;
+	char row[256];
+	unsigned int i;
+
+	CHECKF(text, "cannot read ../../README.md");
+	at = text ? strstr(text, "| key | values | default | meaning |") : NULL;
+	CHECKF(at, "README: no table of options");
+	for (i = 0; at && wbt_config_doc(i, row, sizeof(row)); i++) {
+		at = strstr(at, row);
+		CHECKF(at, "README: no row \"%s...\" (or out of order)", row);
+	}
+}
+
+/*
+ * Every status field is in the README's table of fields, and every field
+ * there is printed (<q> and <kind> stand for each queue and kind).
+ */
+static void test_readme_status_fields(void)
+{
+	static const char *const qs[] = {
+		"reclaim", "sync", "normal", "bg", "discard",
+	};
+	const char *text = readme(), *sec, *end;
+	char buf[4096], doc[8192], key[64], *p, *save = NULL;
+	unsigned int i, n = 0;
+	struct fx f;
+
+	CHECKF(text, "cannot read ../../README.md");
+	sec = text ? strstr(text, "\n## Status\n") : NULL;
+	CHECKF(sec, "README: no Status section");
+	end = strstr(sec + 1, "\n## ");
+	CHECK(end && (size_t)(end - sec) < sizeof(doc));
+	memcpy(doc, sec, end - sec);
+	doc[end - sec] = 0;
+	DO(setup(&f, 32, false));
+	CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
+	for (p = strtok_r(buf, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(p, '=');
+		bool found = false;
+
+		CHECK(eq);
+		*eq = 0;
+		n++;
+		snprintf(key, sizeof(key), "`%s`", p);
+		found = strstr(doc, key);
+		for (i = 0; !found && i < 5; i++) {
+			size_t l = strlen(qs[i]);
+
+			if (!strncmp(p, qs[i], l) && p[l] == '_') {
+				snprintf(key, sizeof(key), "`<q>%s`", p + l);
+				found = strstr(doc, key);
+			}
+		}
+		if (!found && !strncmp(p, "n_", 2))
+			found = strstr(doc, "`n_<kind>`") &&
+				strstr(doc, p + 2);
+		CHECKF(found, "status field %s is not in the README", p);
+	}
+	/* ... and nothing the README lists is missing from the status. */
+	for (p = doc; (p = strstr(p, "\n| `")); p += 4) {
+		const char *k = p + 4, *q;
+		size_t l = strcspn(k, "`");
+
+		if (l >= sizeof(key) || !strncmp(k, "<q>", 3) ||
+		    !strncmp(k, "n_<", 3))
+			continue;
+		memcpy(key, k, l);
+		key[l] = 0;
+		DO(setup(&f, 32, false));
+		CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
+		q = strstr(buf, key);
+		CHECKF(q && (q == buf || q[-1] == ' ') && q[l] == '=',
+		       "README lists %s, status does not print it", key);
+	}
+	CHECK(n > 60);
+}
+
 #define T(fn) { #fn, test_##fn }
 
 static const struct test tests[] = {
@@ -3224,6 +3370,9 @@ static const struct test tests[] = {
 	T(fold_counts_once),
 	T(read_stamp_granularity),
 	T(read_watch_one),
+	T(option_table),
+	T(readme_options),
+	T(readme_status_fields),
 };
 
 int main(int argc, char **argv)
