@@ -869,7 +869,7 @@ static int wt_message(struct dm_target *ti, unsigned int argc, char **argv,
 	spin_unlock_irqrestore(&wt->lock, flags);
 
 	if (r) {
-		DMWARN("%s: message rejected: %s",
+		DMWARN_LIMIT("%s: message rejected: %s",
 		       dm_device_name(dm_table_get_md(ti->table)), err);
 		return r;
 	}
