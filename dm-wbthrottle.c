@@ -603,7 +603,12 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
-	/* One clone per lower request keeps the depth accounting honest. */
+	/*
+	 * Depth counts requests on the lower device. DM does not split a
+	 * bio at the lower queue's limits (the lower queue does, into
+	 * several requests); split it here, as the lower queue would, so
+	 * that one bio we count is one request there.
+	 */
 	r = dm_set_target_max_io_len(ti, queue_max_sectors(bdev_get_queue(bdev)));
 	if (r) {
 		ti->error = "Cannot set the maximum I/O size";
@@ -930,7 +935,7 @@ module_init(dm_wbthrottle_init);
 module_exit(dm_wbthrottle_exit);
 
 MODULE_DESCRIPTION(DM_NAME " target throttling buffered writeback");
-MODULE_AUTHOR("dm-wbthrottle developers");
+MODULE_AUTHOR("the dm-wbthrottle authors <maintainers@users.noreply.a-seed-8d80a926.example>");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(WBT_VERSION);
 MODULE_ALIAS("dm-wbthrottle");
