@@ -37,7 +37,6 @@
 #include <linux/swap.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
-#include <linux/wait.h>
 #include <linux/ktime.h>
 #include <linux/hrtimer.h>
 #include <linux/percpu.h>
@@ -77,7 +76,6 @@ struct wt_dev {
 	struct work_struct issue;	/* issues ready[], releases more */
 	struct hrtimer pace;		/* the next release: pace or age */
 	struct timer_list window;	/* ends latency windows */
-	wait_queue_head_t idle_wait;	/* dtr waits for in-flight bios */
 	unsigned long dirty_seen;	/* jiffies of the last bdi look */
 	unsigned long dirty_sleep;	/* what it found */
 };
@@ -154,6 +152,7 @@ static void wt_refresh_device(struct wt_dev *wt)
 	struct block_device *bdev = wt->dev->bdev;
 	struct request_queue *q = bdev_get_queue(bdev);
 
+	lockdep_assert_held(&wt->lock);
 	wbt_set_device(&wt->core, blk_queue_depth(q), bdev_write_cache(bdev),
 		       queue_max_sectors(q), bdev_nonrot(bdev));
 }
@@ -207,6 +206,7 @@ static void wt_peek(struct wt_dev *wt, int q, struct wbt_io *io)
 {
 	struct wbt_bio *pb;
 
+	lockdep_assert_held(&wt->lock);
 	pb = list_first_entry_or_null(&wt->held[q], struct wbt_bio, node);
 	memset(io, 0, sizeof(*io));
 	if (!pb)
@@ -221,6 +221,7 @@ static void wt_arm_pace(struct wt_dev *wt, u64 wait_ns)
 {
 	ktime_t when = ktime_add_ns(ktime_get(), wait_ns);
 
+	lockdep_assert_held(&wt->lock);
 	if (hrtimer_is_queued(&wt->pace) &&
 	    !ktime_before(when, hrtimer_get_expires(&wt->pace)))
 		return;
@@ -259,6 +260,7 @@ static void wt_release(struct wt_dev *wt, const struct wbt_now *now)
 	u64 wait_ns;
 	int q;
 
+	lockdep_assert_held(&wt->lock);
 	for (q = 0; q < WBT_NR_QUEUES; q++)
 		wt_peek(wt, q, &heads[q]);
 	for (n = 0; n < WBT_RELEASE_BATCH; n++) {
@@ -303,6 +305,7 @@ static struct bio *wt_pop_ready(struct wt_dev *wt)
 	struct bio *bio;
 	int q;
 
+	lockdep_assert_held(&wt->lock);
 	for (q = 0; q < WBT_NR_QUEUES; q++) {
 		bio = bio_list_pop(&wt->ready[q]);
 		if (bio)
@@ -431,6 +434,7 @@ static bool wt_holds_any(struct wt_dev *wt)
 {
 	int q;
 
+	lockdep_assert_held(&wt->lock);
 	for (q = 0; q < WBT_NR_QUEUES; q++)
 		if (!list_empty(&wt->held[q]) || !bio_list_empty(&wt->ready[q]))
 			return true;
@@ -485,9 +489,12 @@ static bool wt_is_idle(struct wt_dev *wt)
 static void wt_destroy(struct wt_dev *wt)
 {
 	if (wt->wq) {
-		wt_set_holding(wt, false);
-		wt_release_all(wt);
-		wait_event(wt->idle_wait, wt_is_idle(wt));
+		/*
+		 * DM destroys a table only with no I/O left in it: presuspend
+		 * let go of everything held, and suspend (or the last close
+		 * before a remove) waited for what was in flight.
+		 */
+		WARN_ON_ONCE(!wt_is_idle(wt));
 		timer_shutdown_sync(&wt->window);
 		hrtimer_cancel(&wt->pace);
 		cancel_work_sync(&wt->issue);
@@ -553,7 +560,6 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->private = wt;
 	wt->ti = ti;
 	spin_lock_init(&wt->lock);
-	init_waitqueue_head(&wt->idle_wait);
 	INIT_WORK(&wt->issue, wt_issue_work);
 	hrtimer_init(&wt->pace, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	wt->pace.function = wt_pace_fn;
@@ -594,7 +600,9 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	wt->bdi = dm_disk(dm_table_get_md(ti->table))->bdi;
 	wt->devt = disk_devt(dm_disk(dm_table_get_md(ti->table)));
 	wbt_init(&wt->core, &cfg);
+	spin_lock_irq(&wt->lock);
 	wt_refresh_device(wt);
+	spin_unlock_irq(&wt->lock);
 
 	wt->wq = alloc_workqueue("kwbthrottled", WQ_MEM_RECLAIM, 0);
 	if (!wt->wq) {
@@ -744,7 +752,6 @@ static int wt_end_io(struct dm_target *ti, struct bio *bio,
 	struct wbt_bio *pb = dm_per_bio_data(bio, sizeof(*pb));
 	struct wbt_now now;
 	unsigned long flags;
-	bool idle;
 
 	if (wbt_kind_queue(pb->kind) == WBT_Q_NONE) {
 		wt_end_untracked(wt, pb);
@@ -757,11 +764,7 @@ static int wt_end_io(struct dm_target *ti, struct bio *bio,
 	wbt_sample(&wt->core, pb->kind, now.ns - pb->start_ns);
 	if (wbt_done(&wt->core, pb->kind, pb->grp, &now))
 		wt_release(wt, &now);
-	idle = wbt_idle(&wt->core);
 	spin_unlock_irqrestore(&wt->lock, flags);
-
-	if (idle && wq_has_sleeper(&wt->idle_wait))
-		wake_up(&wt->idle_wait);
 	return DM_ENDIO_DONE;
 }
 
@@ -797,6 +800,7 @@ static u64 wt_oldest_ns(struct wt_dev *wt)
 	struct wbt_bio *pb;
 	int q;
 
+	lockdep_assert_held(&wt->lock);
 	for (q = 0; q < WBT_NR_QUEUES; q++) {
 		pb = list_first_entry_or_null(&wt->held[q], struct wbt_bio,
 					      node);
