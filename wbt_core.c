@@ -873,6 +873,16 @@ void wbt_shard_sample(struct wbt_shard *s, enum wbt_kind kind, u64 lat_ns)
 	window_add(&s->win, kind, lat_ns);
 }
 
+/*
+ * Time the read numbered seq on this CPU, whose shard is s? Every one
+ * while the shard has few in the window, then one in WBT_SAMPLE_EVERY.
+ */
+bool wbt_sample_read(const struct wbt_shard *s, unsigned int seq)
+{
+	return WBT_READ_ONCE(s->win.nr_read) < WBT_SAMPLE_ALL ||
+	       !(seq % WBT_SAMPLE_EVERY);
+}
+
 /* Move what shard s holds into the core (both locked), and empty it. */
 void wbt_fold(struct wbt_core *c, struct wbt_shard *s)
 {

@@ -62,15 +62,20 @@
  *
  * The caller holds one lock around every call, except on the lock-free
  * side: bios that are never held (reads, O_DIRECT writes, flushes) must
- * cost what they cost in dm-linear. They are counted and sampled in a
- * shard (one per CPU in the kernel, under a lock of that CPU's own) that
- * is folded into the core, under its lock, when a window ends and for
- * status; no sample is lost, so the controller sees exactly what it would
- * see with every bio under the lock. The two stamps reads share, "reads
- * recently" and the read whose age is watched, are written without the
- * lock (wbt_note_read(), wbt_read_issue(), wbt_read_done()); the first is
- * written at most once per WBT_STAMP_NSEC, so "recently" may end up to
- * that much early. Nothing here sleeps.
+ * cost what they cost in dm-linear. They are counted in per-CPU counters
+ * and their latencies sampled into a shard (one per CPU in the kernel,
+ * under a lock of that CPU's own), both folded into the core, under its
+ * lock, when a window ends and for status (wbt_fold()). While a CPU's
+ * shard has fewer than WBT_SAMPLE_ALL reads in the window, every read is
+ * timed; past that, one in WBT_SAMPLE_EVERY (wbt_sample_read()): a busy
+ * window's minimum and percentiles then come from a subsample of at least
+ * WBT_SAMPLE_ALL reads per CPU, a quiet window's from every read. The two
+ * stamps reads share, "reads recently" and the read whose age is watched,
+ * are written without the lock (wbt_note_read(), wbt_read_issue(),
+ * wbt_read_done()); the first is written at most once per WBT_STAMP_NSEC,
+ * and the glue gives both the tick's time, so "recently" may end up to a
+ * tick (4 ms at HZ=250; upstream counts in jiffies too) early. Nothing
+ * here sleeps.
  */
 #ifndef WBT_CORE_H
 #define WBT_CORE_H
@@ -139,6 +144,8 @@ enum {
 	WBT_DEF_DEPTH = 16,			/* max_depth at step 0 */
 	WBT_CLOSE_IO_NSEC = 100 * 1000 * 1000,	/* "reads recently" */
 	WBT_STAMP_NSEC = 1000 * 1000,		/* its stamp's granularity */
+	WBT_SAMPLE_ALL = 16,			/* reads timed per CPU/window */
+	WBT_SAMPLE_EVERY = 8,			/* then one in this many */
 	WBT_DEF_CACHE_DELAY_USEC = 10000,
 	WBT_DEF_WB_PERCENT = 100,
 	WBT_MAX_WB_PERCENT = 1000,
@@ -239,7 +246,7 @@ struct wbt_window {
 /* What bios that are never held leave behind, folded by wbt_fold(). */
 struct wbt_shard {
 	u64 kind[WBT_NR_KINDS];		/* bios seen per kind */
-	struct wbt_window win;		/* their latency samples */
+	struct wbt_window win;		/* read latencies, write completions */
 };
 
 /* Summary of the last finished window. */
@@ -371,6 +378,7 @@ u64 wbt_window_ns(const struct wbt_core *c);
 void wbt_shard_map(struct wbt_shard *s, enum wbt_kind kind);
 void wbt_shard_sample(struct wbt_shard *s, enum wbt_kind kind, u64 lat_ns);
 void wbt_fold(struct wbt_core *c, struct wbt_shard *s);
+bool wbt_sample_read(const struct wbt_shard *s, unsigned int seq);
 bool wbt_scaling(const struct wbt_core *c);
 bool wbt_window(struct wbt_core *c, const struct wbt_now *now);
 u64 wbt_hist_value(unsigned int bucket);

@@ -3105,6 +3105,76 @@ static void test_read_watch_one(void)
 	CHECK_EQ(f.c.read_issue_ns, T0 + 1 * MS);
 }
 
+/*
+ * Which reads are timed: every one while this CPU's shard has fewer than
+ * WBT_SAMPLE_ALL in the window, then one in WBT_SAMPLE_EVERY. What that
+ * changes for the controller: a busy window's minimum is the subsample's.
+ * With reads spread as usual (fast and slow mixed) the verdicts stay those
+ * of every read; a lone fast read among many slow ones in a busy window
+ * is missed unless it is one of the timed, and the window then counts as
+ * a miss where timing every read would not have.
+ */
+static void test_sampled_reads(void)
+{
+	struct wbt_shard sh[2];
+	struct fx f, g;
+	unsigned int seq[2] = { 0, 0 }, i, timed = 0;
+
+	memset(sh, 0, sizeof(sh));
+	for (i = 0; i < 100; i++) {
+		struct wbt_shard *s = &sh[i % 2];
+
+		if (wbt_sample_read(s, ++seq[i % 2])) {
+			wbt_shard_sample(s, WBT_K_READ, 1 * MS);
+			timed++;
+		}
+	}
+	/* 16 per CPU, then 1 in 8 of the other 34 on each (seq 24, 32, 40, 48). */
+	CHECK_EQ(sh[0].win.nr_read, WBT_SAMPLE_ALL + 4);
+	CHECK_EQ(timed, 2 * (WBT_SAMPLE_ALL + 4));
+
+	/* Mixed latencies: the same verdicts as timing every read. */
+	DO(setup_ctl(&f, "2000"));
+	DO(setup_ctl(&g, "2000"));
+	memset(sh, 0, sizeof(sh));
+	seq[0] = seq[1] = 0;
+	for (i = 0; i < 400; i++) {
+		u64 lat = i % 3 ? 5 * MS : 1 * MS;
+		struct wbt_shard *s = &sh[i % 2];
+
+		wbt_sample(&f.c, WBT_K_READ, lat);
+		if (wbt_sample_read(s, ++seq[i % 2]))
+			wbt_shard_sample(s, WBT_K_READ, lat);
+	}
+	for (i = 0; i < 10; i++)
+		wbt_sample(&f.c, WBT_K_BG, 1 * MS);
+	sh[0].win.nr_write = 10;
+	wbt_fold(&g.c, &sh[0]);
+	wbt_fold(&g.c, &sh[1]);
+	f.now.ns += f.c.cur_win_ns;
+	g.now.ns += g.c.cur_win_ns;
+	wbt_window(&f.c, &f.now);
+	wbt_window(&g.c, &g.now);
+	CHECK_EQ(f.c.last.verdict, WBT_LAT_OK);
+	CHECK_EQ(g.c.last.verdict, WBT_LAT_OK);
+	CHECK_EQ(g.c.last.min_ns, f.c.last.min_ns);
+
+	/* One fast read, the 50th of a busy CPU, untimed: a miss. */
+	memset(sh, 0, sizeof(sh));
+	for (i = 1; i <= 100; i++) {
+		u64 lat = i == 50 ? 1 * MS : 5 * MS;
+
+		if (wbt_sample_read(&sh[0], i))
+			wbt_shard_sample(&sh[0], WBT_K_READ, lat);
+	}
+	sh[0].win.nr_write = 10;
+	wbt_fold(&g.c, &sh[0]);
+	g.now.ns += g.c.cur_win_ns;
+	wbt_window(&g.c, &g.now);
+	CHECK_EQ(g.c.last.min_ns, 5 * MS);
+	CHECK_EQ(g.c.last.verdict, WBT_LAT_EXCEEDED);
+}
+
 /* ---- the option table, and the README beside it --------------------------- */
 
 /* The README, read once; the tests run in tests/unit (make unit). */
@@ -3370,6 +3440,7 @@ static const struct test tests[] = {
 	T(fold_counts_once),
 	T(read_stamp_granularity),
 	T(read_watch_one),
+	T(sampled_reads),
 	T(option_table),
 	T(readme_options),
 	T(readme_status_fields),
