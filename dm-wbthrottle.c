@@ -24,9 +24,10 @@
  * presuspend, `enable 0` and remove let every sleeper and held bio go.
  *
  * Bios that are never held (reads, O_DIRECT writes, flushes) take no shared
- * lock: they are counted in a per-CPU shard, folded into the core when a
- * latency window ends. The lower device's depth and cache are re-read on
- * every window and on resume, not per bio.
+ * lock: they are counted per CPU and a sample of reads is timed into a
+ * per-CPU shard, folded into the core when a latency window ends. The lower
+ * device's depth and cache are re-read on every window and on resume, not
+ * per bio.
  */
 #include <linux/module.h>
 #include <linux/device-mapper.h>
@@ -54,9 +55,12 @@ enum {
 };
 
 /* Per CPU: what bios that are never held leave behind. */
-struct wt_shard {
-	spinlock_t lock;		/* this CPU's bios; wt_fold() */
-	struct wbt_shard s;
+struct wt_pcpu {
+	u64 kind[WBT_NR_KINDS];		/* bios seen (this_cpu_inc()) */
+	u64 writes_done;		/* O_DIRECT writes completed */
+	unsigned int reads;		/* reads seen: which ones to time */
+	spinlock_t lock;		/* timed; wt_fold() */
+	struct wbt_shard timed;		/* latencies of the timed reads */
 };
 
 struct wt_dev {
@@ -67,7 +71,10 @@ struct wt_dev {
 
 	spinlock_t lock;		/* protects core, held[], ready[], more */
 	struct wbt_core core;
-	struct wt_shard __percpu *shards;
+	struct wt_pcpu __percpu *pcpu;
+	u64 kind_folded[WBT_NR_KINDS];	/* sums of pcpu->kind at the last fold */
+	u64 writes_folded;		/* ... of pcpu->writes_done */
+	struct wbt_shard fold;		/* what the fold adds to the core */
 	struct list_head held[WBT_NR_QUEUES];	/* struct wbt_bio, FIFO */
 	struct bio_list ready[WBT_NR_QUEUES];	/* deferred, let go */
 	bool more;			/* the release batch ran out */
@@ -357,39 +364,37 @@ static void wt_wait(struct wbt_bio *pb)
 }
 
 /*
- * Count a bio that is never held in this CPU's shard: its arrival, or (done)
- * its completion after lat_ns. Interrupts off: end_io may run in one.
+ * Move what bios that are never held left on every CPU into the core: the
+ * counters are cumulative (a remote CPU cannot reset them safely), so the
+ * core gets what they grew since the last fold; the timed reads' shards
+ * are emptied. Lock held.
  */
-static void wt_shard_add(struct wt_dev *wt, enum wbt_kind kind, bool done,
-			 u64 lat_ns)
-{
-	struct wt_shard *sh;
-	unsigned long flags;
-
-	local_irq_save(flags);
-	sh = this_cpu_ptr(wt->shards);
-	spin_lock(&sh->lock);
-	if (done)
-		wbt_shard_sample(&sh->s, kind, lat_ns);
-	else
-		wbt_shard_map(&sh->s, kind);
-	spin_unlock(&sh->lock);
-	local_irq_restore(flags);
-}
-
-/* Move every CPU's shard into the core. Lock held. */
 static void wt_fold(struct wt_dev *wt)
 {
-	struct wt_shard *sh;
-	int cpu;
+	struct wbt_shard *d = &wt->fold;
+	struct wt_pcpu *pc;
+	u64 writes = 0, sum;
+	int cpu, k;
 
 	lockdep_assert_held(&wt->lock);
+	memset(d, 0, sizeof(*d));
 	for_each_possible_cpu(cpu) {
-		sh = per_cpu_ptr(wt->shards, cpu);
-		spin_lock(&sh->lock);
-		wbt_fold(&wt->core, &sh->s);
-		spin_unlock(&sh->lock);
+		pc = per_cpu_ptr(wt->pcpu, cpu);
+		for (k = 0; k < WBT_NR_KINDS; k++)
+			d->kind[k] += READ_ONCE(pc->kind[k]);
+		writes += READ_ONCE(pc->writes_done);
+		spin_lock(&pc->lock);
+		wbt_fold(&wt->core, &pc->timed);
+		spin_unlock(&pc->lock);
 	}
+	for (k = 0; k < WBT_NR_KINDS; k++) {
+		sum = d->kind[k];
+		d->kind[k] = sum - wt->kind_folded[k];
+		wt->kind_folded[k] = sum;
+	}
+	d->win.nr_write = writes - wt->writes_folded;
+	wt->writes_folded = writes;
+	wbt_fold(&wt->core, d);
 }
 
 /* A latency window ended: judge it, maybe rescale, start the next one. */
@@ -502,7 +507,7 @@ static void wt_destroy(struct wt_dev *wt)
 	}
 	if (wt->dev)
 		dm_put_device(wt->ti, wt->dev);
-	free_percpu(wt->shards);
+	free_percpu(wt->pcpu);
 	kfree(wt);
 }
 
@@ -569,14 +574,14 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		bio_list_init(&wt->ready[i]);
 	}
 
-	wt->shards = alloc_percpu(struct wt_shard);
-	if (!wt->shards) {
+	wt->pcpu = alloc_percpu(struct wt_pcpu);
+	if (!wt->pcpu) {
 		ti->error = "Cannot allocate per-CPU counters";
 		r = -ENOMEM;
 		goto bad;
 	}
 	for_each_possible_cpu(i)
-		spin_lock_init(&per_cpu_ptr(wt->shards, i)->lock);
+		spin_lock_init(&per_cpu_ptr(wt->pcpu, i)->lock);
 
 	path = dm_shift_arg(&as);
 	wbt_config_default(&cfg);
@@ -641,41 +646,55 @@ static void wt_dtr(struct dm_target *ti)
 }
 
 /*
- * A bio that is never held: count it in this CPU's shard; a read is the
- * "other I/O" that lowers the background limit, and its latency is what
- * the controller watches.
+ * A bio that is never held: count it on this CPU. A read is the "other
+ * I/O" that lowers the background limit (stamped with the tick's time,
+ * which costs a load), and a sample of reads is timed for the controller.
  */
 static void wt_map_untracked(struct wt_dev *wt, struct wbt_bio *pb)
 {
 	struct wbt_now now;
+	unsigned int seq;
 
+	this_cpu_inc(wt->pcpu->kind[pb->kind]);
+	pb->start_ns = 0;
 	pb->watched = false;
-	if (pb->kind == WBT_K_READ) {
-		now.ns = ktime_get_ns();
-		now.dirty_wait = false;
-		pb->start_ns = now.ns;
-		wbt_note_read(&wt->core, now.ns);
-		pb->watched = wbt_read_issue(&wt->core, &now);
-		wt_arm_window(wt);
-	}
-	wt_shard_add(wt, pb->kind, false, 0);
+	if (pb->kind != WBT_K_READ)
+		return;
+	now.ns = ktime_get_coarse_ns();
+	now.dirty_wait = false;
+	wbt_note_read(&wt->core, now.ns);
+	pb->watched = wbt_read_issue(&wt->core, &now);
+	seq = this_cpu_inc_return(wt->pcpu->reads);
+	if (wbt_sample_read(&raw_cpu_ptr(wt->pcpu)->timed, seq))
+		pb->start_ns = ktime_get_ns();
+	wt_arm_window(wt);
 }
 
-/* ... and its completion. */
+/* ... and its completion. Interrupts off for the shard: end_io may run in one. */
 static void wt_end_untracked(struct wt_dev *wt, struct wbt_bio *pb)
 {
-	u64 lat = 0, ns;
+	struct wt_pcpu *pc;
+	unsigned long flags;
+	u64 lat;
 
-	if (pb->kind == WBT_K_READ) {
-		ns = ktime_get_ns();
-		lat = ns - pb->start_ns;
-		wbt_note_read(&wt->core, ns);
-		if (pb->watched)
-			wbt_read_done(&wt->core);
-	} else if (pb->kind != WBT_K_DIRECT) {
-		return;		/* flushes and the like: no sample */
+	if (pb->kind == WBT_K_DIRECT) {
+		this_cpu_inc(wt->pcpu->writes_done);
+		return;
 	}
-	wt_shard_add(wt, pb->kind, true, lat);
+	if (pb->kind != WBT_K_READ)
+		return;
+	wbt_note_read(&wt->core, ktime_get_coarse_ns());
+	if (pb->watched)
+		wbt_read_done(&wt->core);
+	if (!pb->start_ns)
+		return;
+	lat = ktime_get_ns() - pb->start_ns;
+	local_irq_save(flags);
+	pc = this_cpu_ptr(wt->pcpu);
+	spin_lock(&pc->lock);
+	wbt_shard_sample(&pc->timed, WBT_K_READ, lat);
+	spin_unlock(&pc->lock);
+	local_irq_restore(flags);
 }
 
 /* A tracked write: it goes, waits in its submitter, is deferred or refused. */
