@@ -78,8 +78,15 @@ fio_run() {
 	esac
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	run fio --name="$w" --filename="$dev" --group_reporting \
-		--output-format=json --output="$3" "${args[@]}" >/dev/null
+	# A run takes seconds; one that hangs shows its tasks and dies.
+	if ! run timeout 300 fio --name="$w" --filename="$dev" \
+		--group_reporting --output-format=json --output="$3" \
+		"${args[@]}" >/dev/null; then
+		echo w >/proc/sysrq-trigger
+		echo l >/proc/sysrq-trigger
+		run dmsetup status "cpu-$t"
+		die "fio $w over $t failed or hung (tasks in the console log)"
+	fi
 }
 
 for w in $CPU_WORKLOADS; do
