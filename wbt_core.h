@@ -157,7 +157,6 @@ enum {
 	WBT_DEF_LAT_ROT_USEC = 75000,
 	WBT_DEF_LAT_NONROT_USEC = 2000,
 	WBT_MAX_LAT_USEC = 10000000,
-	WBT_LAT_AUTO = 0xffffffff,		/* lat_us auto */
 	WBT_PROBE_BACKOFF_MIN = 4,		/* good windows before re-probing */
 	WBT_PROBE_BACKOFF_MAX = 64,
 	WBT_MAX_PACE_STEP = 12,			/* delay policy: gap x64 at most */
@@ -165,13 +164,20 @@ enum {
 	WBT_HIST_BUCKETS = 30 * WBT_HIST_SUB,	/* 1 us .. ~17 min */
 	WBT_NR_GROUPS = 1024,			/* merge groups in flight */
 	WBT_NO_GROUP = 0xffff,			/* bio accounted on its own */
-	WBT_HOLD = -1,				/* wbt_map(): defer the bio */
-	WBT_WAIT = -2,				/* wbt_map(): submitter waits */
-	WBT_AGAIN = -3,				/* wbt_map(): refuse, retry */
 	WBT_DEF_BACKLOG_KB = 16384,		/* deferred bytes bound */
 	WBT_MAX_BACKLOG_KB = 4 * 1024 * 1024,
 	WBT_DEF_BACKLOG_MS = 500,		/* deferred age bound */
 	WBT_MAX_BACKLOG_MS = 60000,
+};
+
+/* lat_us "auto": a value no target in range can have. */
+#define WBT_LAT_AUTO	UINT_MAX
+
+/* What wbt_map() says of a write that may not go now (a group otherwise). */
+enum wbt_verdict {
+	WBT_AGAIN = -3,		/* refuse it (REQ_NOWAIT): retry elsewhere */
+	WBT_WAIT = -2,		/* its submitter waits */
+	WBT_HOLD = -1,		/* the caller defers it */
 };
 
 /* How the submitter of a write may be held (struct wbt_io.mode). */
