@@ -240,6 +240,7 @@ static const struct wbt_field_info wbt_fields[] = {
 	{ "push_back", "", false, "submitters may wait in the target" },
 	{ "backlog_kb", "KiB", false, "bound on bytes the target holds" },
 	{ "backlog_ms", "ms", false, "age at which a held write goes" },
+	{ "promoted", "bios", true, "held writes let go first for a sync write" },
 };
 
 static const char *const wbt_suffix_units[][2] = {
