@@ -125,11 +125,7 @@ static void test_status_kernel(void)
 	wbt_config_default(&cfg);
 	memset(&c, 0, sizeof(c));
 	wbt_init(&c, &cfg);
-#ifdef WBT_STATUS_OLDEST_ARG
 	wbt_format_status(&c, 0, buf, sizeof(buf));
-#else
-	wbt_format_status(&c, buf, sizeof(buf));
-#endif
 	strcpy(copy, buf);
 	for (p = buf; *p; p++)
 		eq += *p == '=';
