@@ -670,7 +670,10 @@ static void wt_map_untracked(struct wt_dev *wt, struct wbt_bio *pb)
 	wt_arm_window(wt);
 }
 
-/* ... and its completion. Interrupts off for the shard: end_io may run in one. */
+/*
+ * ... and its completion. Interrupts off for the shard: end_io may run in
+ * one.
+ */
 static void wt_end_untracked(struct wt_dev *wt, struct wbt_bio *pb)
 {
 	struct wt_pcpu *pc;
@@ -898,7 +901,7 @@ static int wt_message(struct dm_target *ti, unsigned int argc, char **argv,
 
 	if (r) {
 		DMWARN_LIMIT("%s: message rejected: %s",
-		       dm_device_name(dm_table_get_md(ti->table)), err);
+			     dm_device_name(dm_table_get_md(ti->table)), err);
 		return r;
 	}
 	/* Limits may have risen, or throttling stopped: let go what may. */
