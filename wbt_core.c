@@ -860,14 +860,7 @@ void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns)
 
 /* ---- the lock-free side --------------------------------------------------- */
 
-/* A bio that is never held arrives: count it in shard s. */
-void wbt_shard_map(struct wbt_shard *s, enum wbt_kind kind)
-{
-	if (kind < WBT_NR_KINDS)
-		s->kind[kind]++;
-}
-
-/* ... and completes after lat_ns. */
+/* A bio that is never held completed after lat_ns: sample it in shard s. */
 void wbt_shard_sample(struct wbt_shard *s, enum wbt_kind kind, u64 lat_ns)
 {
 	window_add(&s->win, kind, lat_ns);

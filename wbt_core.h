@@ -381,7 +381,6 @@ bool wbt_read_issue(struct wbt_core *c, const struct wbt_now *now);
 void wbt_read_done(struct wbt_core *c);
 void wbt_note_read(struct wbt_core *c, u64 ns);
 u64 wbt_window_ns(const struct wbt_core *c);
-void wbt_shard_map(struct wbt_shard *s, enum wbt_kind kind);
 void wbt_shard_sample(struct wbt_shard *s, enum wbt_kind kind, u64 lat_ns);
 void wbt_fold(struct wbt_core *c, struct wbt_shard *s);
 bool wbt_sample_read(const struct wbt_shard *s, unsigned int seq);

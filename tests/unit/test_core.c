@@ -3052,8 +3052,8 @@ static void test_fold_counts_once(void)
 	DO(setup(&f, 32, false));
 	memset(sh, 0, sizeof(sh));
 	for (i = 0; i < 5; i++)
-		wbt_shard_map(&sh[i % 2], WBT_K_READ);
-	wbt_shard_map(&sh[0], WBT_K_FLUSH);
+		sh[i % 2].kind[WBT_K_READ]++;
+	sh[0].kind[WBT_K_FLUSH]++;
 	map(&f, WBT_K_READ);			/* counted by the core */
 	wbt_fold(&f.c, &sh[0]);
 	wbt_fold(&f.c, &sh[1]);
