@@ -3,8 +3,9 @@
 # Install everything dm-wbthrottle needs to build, test and benchmark on
 # Debian 12 (bookworm), idempotently: both Debian kernels (6.1 and the
 # newest 6.12 backport that has both image and headers), QEMU, busybox and
-# the block tools used inside the guest, and what the wbthrottle command
-# and the Debian packages need to build.
+# the block and trace tools used inside the guest (which sees the host's
+# root), and what the wbthrottle command and the Debian packages need to
+# build.
 set -eu
 
 export DEBIAN_FRONTEND=noninteractive
@@ -12,7 +13,7 @@ SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 
 stamp=/var/lib/dm-wbthrottle-deps.stamp
-want_stamp="v4"
+want_stamp="v5"
 
 # Newest 6.12 flavour for which both linux-image and linux-headers exist.
 pick_612() {
@@ -38,7 +39,7 @@ have_all() {
 	[ -f /usr/share/perl5/Debian/Debhelper/Sequence/dkms.pm ] || return 1
 	for c in qemu-system-x86_64 busybox dmsetup fio mkfs.xfs mkfs.ext4 \
 		 dkms sparse cpio xz gnuplot clang pkg-config dh fakeroot \
-		 dpkg-buildpackage; do
+		 dpkg-buildpackage trace-cmd; do
 		command -v "$c" >/dev/null 2>&1 || return 1
 	done
 }
@@ -68,7 +69,7 @@ $SUDO apt-get install -y -q --no-install-recommends \
 	linux-image-amd64 linux-headers-amd64 \
 	"linux-image-$k612" "linux-headers-$k612" \
 	qemu-system-x86 busybox-static \
-	dmsetup fio xfsprogs e2fsprogs util-linux procps \
+	dmsetup fio xfsprogs e2fsprogs util-linux procps trace-cmd \
 	dkms sparse gnuplot-nox clang python3 git \
 	libdevmapper-dev pkg-config debhelper dh-dkms dpkg-dev fakeroot lintian
 
