@@ -21,8 +21,8 @@ pick_612() {
 	       sed -n 's/^linux-image-\(6\.12\.[0-9]*+deb12-amd64\)$/\1/p')
 	hdrs=$(apt-cache pkgnames linux-headers-6.12. |
 	       sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12-amd64\)$/\1/p')
-	for k in $(printf '%s\n' $imgs | sort -rV); do
-		if printf '%s\n' $hdrs | grep -qx "$k" &&
+	for k in $(printf '%s\n' "$imgs" | sort -rV); do
+		if printf '%s\n' "$hdrs" | grep -qx "$k" &&
 		   apt-cache show "linux-image-$k" >/dev/null 2>&1; then
 			echo "$k"
 			return 0
