@@ -21,11 +21,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <limits.h>
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int64_t s64;
+/* As the kernel defines them (asm-generic/int-ll64.h), so formats agree. */
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef long long s64;
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #ifndef U64_MAX
 #define U64_MAX UINT64_MAX
