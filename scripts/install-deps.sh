@@ -4,8 +4,8 @@
 # Debian 12 (bookworm), idempotently: both Debian kernels (6.1 and the
 # newest 6.12 backport that has both image and headers), QEMU, busybox and
 # the block and trace tools used inside the guest (which sees the host's
-# root), and what the wbthrottle command and the Debian packages need to
-# build.
+# root), what the wbthrottle command and the Debian packages need to
+# build, and the linters of make lint.
 set -eu
 
 export DEBIAN_FRONTEND=noninteractive
@@ -13,7 +13,7 @@ SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 
 stamp=/var/lib/dm-wbthrottle-deps.stamp
-want_stamp="v5"
+want_stamp="v6"
 
 # Newest 6.12 flavour for which both linux-image and linux-headers exist.
 pick_612() {
@@ -39,7 +39,7 @@ have_all() {
 	[ -f /usr/share/perl5/Debian/Debhelper/Sequence/dkms.pm ] || return 1
 	for c in qemu-system-x86_64 busybox dmsetup fio mkfs.xfs mkfs.ext4 \
 		 dkms sparse cpio xz gnuplot clang pkg-config dh fakeroot \
-		 dpkg-buildpackage trace-cmd; do
+		 dpkg-buildpackage trace-cmd shellcheck pyflakes3; do
 		command -v "$c" >/dev/null 2>&1 || return 1
 	done
 }
@@ -71,7 +71,8 @@ $SUDO apt-get install -y -q --no-install-recommends \
 	qemu-system-x86 busybox-static \
 	dmsetup fio xfsprogs e2fsprogs util-linux procps trace-cmd \
 	dkms sparse gnuplot-nox clang python3 git \
-	libdevmapper-dev pkg-config debhelper dh-dkms dpkg-dev fakeroot lintian
+	libdevmapper-dev pkg-config debhelper dh-dkms dpkg-dev fakeroot lintian \
+	shellcheck python3-pyflakes pyflakes3
 
 echo "$want_stamp" | $SUDO tee "$stamp" >/dev/null
 echo "install-deps: done"
