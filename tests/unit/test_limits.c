@@ -2,7 +2,7 @@
 /* wbt_core unit tests: the depth limit of each queue. */
 #include "test_helpers.h"
 
-/* ---- depth table (kernel-notes §1.5), wb_percent 100, depth auto ---- */
+/* ---- depth table (as upstream blk-wbt), wb_percent 100, depth auto --- */
 
 struct depth { unsigned int max, normal, bg; bool smax; };
 
@@ -236,7 +236,7 @@ static void test_limit_normal_read_holds_writes(void)
 
 /*
  * KNOWN BUG: "reads recently" is reads only (header table, the field comment
- * of last_other_ns, upstream close_io(): kernel-notes §1.4), but wbt_map()
+ * of last_other_ns, upstream close_io()), but wbt_map()
  * and wbt_done() also stamp it for O_DIRECT writes, so every journal commit
  * (jbd2 writes are REQ_SYNC|REQ_IDLE) drops normal writeback to background.
  */
