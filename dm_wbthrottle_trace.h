@@ -12,6 +12,38 @@
 
 #include <linux/tracepoint.h>
 
+/*
+ * TP_printk() may not call module code: trace-cmd and perf decode events
+ * from the format file alone. So the queue and verdict names (those of
+ * wbt_queue_name() and wbt_lat_name()) are symbol tables, and
+ * TRACE_DEFINE_ENUM() puts the enum values, not their names, into the
+ * format file.
+ */
+TRACE_DEFINE_ENUM(WBT_Q_RECLAIM);
+TRACE_DEFINE_ENUM(WBT_Q_SYNC);
+TRACE_DEFINE_ENUM(WBT_Q_NORMAL);
+TRACE_DEFINE_ENUM(WBT_Q_BG);
+TRACE_DEFINE_ENUM(WBT_Q_DISCARD);
+TRACE_DEFINE_ENUM(WBT_LAT_OK);
+TRACE_DEFINE_ENUM(WBT_LAT_UNKNOWN);
+TRACE_DEFINE_ENUM(WBT_LAT_UNKNOWN_WRITES);
+TRACE_DEFINE_ENUM(WBT_LAT_EXCEEDED);
+
+#define show_wt_queue(q)					\
+	__print_symbolic(q,					\
+			 { WBT_Q_RECLAIM, "reclaim" },		\
+			 { WBT_Q_SYNC, "sync" },		\
+			 { WBT_Q_NORMAL, "normal" },		\
+			 { WBT_Q_BG, "bg" },			\
+			 { WBT_Q_DISCARD, "discard" })
+
+#define show_wt_verdict(v)					\
+	__print_symbolic(v,					\
+			 { WBT_LAT_OK, "ok" },			\
+			 { WBT_LAT_UNKNOWN, "unknown" },	\
+			 { WBT_LAT_UNKNOWN_WRITES, "unknown_writes" }, \
+			 { WBT_LAT_EXCEEDED, "exceeded" })
+
 /* A latency window ended. */
 TRACE_EVENT(wbthrottle_stat,
 	TP_PROTO(dev_t dev, const struct wbt_core *c),
@@ -42,7 +74,7 @@ TRACE_EVENT(wbthrottle_stat,
 		  MAJOR(__entry->dev), MINOR(__entry->dev),
 		  __entry->nr_read, __entry->nr_write, __entry->min_ns,
 		  __entry->p50_ns, __entry->p99_ns, __entry->metric_ns,
-		  __entry->target_ns, wbt_lat_name(__entry->verdict))
+		  __entry->target_ns, show_wt_verdict(__entry->verdict))
 );
 
 /* The scale step, and with it the limits, changed. */
@@ -70,7 +102,7 @@ TRACE_EVENT(wbthrottle_step,
 	TP_printk("%d:%d step=%d max=%u normal=%u background=%u window=%lluns after=%s",
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->step,
 		  __entry->max, __entry->normal, __entry->background,
-		  __entry->window_ns, wbt_lat_name(__entry->verdict))
+		  __entry->window_ns, show_wt_verdict(__entry->verdict))
 );
 
 /* A held bio was let go after waiting held_ns. */
@@ -89,7 +121,7 @@ TRACE_EVENT(wbthrottle_wait,
 	),
 	TP_printk("%d:%d queue=%s held=%lluns",
 		  MAJOR(__entry->dev), MINOR(__entry->dev),
-		  wbt_queue_name(__entry->queue), __entry->held_ns)
+		  show_wt_queue(__entry->queue), __entry->held_ns)
 );
 
 #endif /* DM_WBTHROTTLE_TRACE_H */

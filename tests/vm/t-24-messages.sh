@@ -41,6 +41,7 @@ want="0 $m wbthrottle $(dmsetup table wt | awk '{print $4}') 10 enable 1 wb_perc
 assert_eq "$(dmsetup table wt)" "$want" "table line reflects the messages"
 
 before=$(dmsetup table wt)
+reason=	# what the kernel log must say, set for each call of bad
 bad() {
 	dmesg_mark
 	expect_fail dmsetup message wt 0 "$@"
