@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Tracepoints of dm-wbthrottle, in the spirit of block/blk-wbt's wbt_stat,
- * wbt_step and wbt_lat: watch them with
+ * wbt_step and wtc_lat: watch them with
  *	perf trace -e 'wbthrottle:*'   or   trace-cmd record -e wbthrottle
  */
 #undef TRACE_SYSTEM
@@ -15,38 +15,38 @@
 /*
  * TP_printk() may not call module code: trace-cmd and perf decode events
  * from the format file alone. So the queue and verdict names (those of
- * wbt_queue_name() and wbt_lat_name()) are symbol tables, and
+ * wtc_queue_name() and wtc_lat_name()) are symbol tables, and
  * TRACE_DEFINE_ENUM() puts the enum values, not their names, into the
  * format file.
  */
-TRACE_DEFINE_ENUM(WBT_Q_RECLAIM);
-TRACE_DEFINE_ENUM(WBT_Q_SYNC);
-TRACE_DEFINE_ENUM(WBT_Q_NORMAL);
-TRACE_DEFINE_ENUM(WBT_Q_BG);
-TRACE_DEFINE_ENUM(WBT_Q_DISCARD);
-TRACE_DEFINE_ENUM(WBT_LAT_OK);
-TRACE_DEFINE_ENUM(WBT_LAT_UNKNOWN);
-TRACE_DEFINE_ENUM(WBT_LAT_UNKNOWN_WRITES);
-TRACE_DEFINE_ENUM(WBT_LAT_EXCEEDED);
+TRACE_DEFINE_ENUM(WTC_Q_RECLAIM);
+TRACE_DEFINE_ENUM(WTC_Q_SYNC);
+TRACE_DEFINE_ENUM(WTC_Q_NORMAL);
+TRACE_DEFINE_ENUM(WTC_Q_BG);
+TRACE_DEFINE_ENUM(WTC_Q_DISCARD);
+TRACE_DEFINE_ENUM(WTC_LAT_OK);
+TRACE_DEFINE_ENUM(WTC_LAT_UNKNOWN);
+TRACE_DEFINE_ENUM(WTC_LAT_UNKNOWN_WRITES);
+TRACE_DEFINE_ENUM(WTC_LAT_EXCEEDED);
 
 #define show_wt_queue(q)					\
 	__print_symbolic(q,					\
-			 { WBT_Q_RECLAIM, "reclaim" },		\
-			 { WBT_Q_SYNC, "sync" },		\
-			 { WBT_Q_NORMAL, "normal" },		\
-			 { WBT_Q_BG, "bg" },			\
-			 { WBT_Q_DISCARD, "discard" })
+			 { WTC_Q_RECLAIM, "reclaim" },		\
+			 { WTC_Q_SYNC, "sync" },		\
+			 { WTC_Q_NORMAL, "normal" },		\
+			 { WTC_Q_BG, "bg" },			\
+			 { WTC_Q_DISCARD, "discard" })
 
 #define show_wt_verdict(v)					\
 	__print_symbolic(v,					\
-			 { WBT_LAT_OK, "ok" },			\
-			 { WBT_LAT_UNKNOWN, "unknown" },	\
-			 { WBT_LAT_UNKNOWN_WRITES, "unknown_writes" }, \
-			 { WBT_LAT_EXCEEDED, "exceeded" })
+			 { WTC_LAT_OK, "ok" },			\
+			 { WTC_LAT_UNKNOWN, "unknown" },	\
+			 { WTC_LAT_UNKNOWN_WRITES, "unknown_writes" }, \
+			 { WTC_LAT_EXCEEDED, "exceeded" })
 
 /* A latency window ended. */
 TRACE_EVENT(wbthrottle_stat,
-	TP_PROTO(dev_t dev, const struct wbt_core *c),
+	TP_PROTO(dev_t dev, const struct wtc_core *c),
 	TP_ARGS(dev, c),
 	TP_STRUCT__entry(
 		__field(dev_t, dev)
@@ -79,7 +79,7 @@ TRACE_EVENT(wbthrottle_stat,
 
 /* The scale step, and with it the limits, changed. */
 TRACE_EVENT(wbthrottle_step,
-	TP_PROTO(dev_t dev, const struct wbt_core *c),
+	TP_PROTO(dev_t dev, const struct wtc_core *c),
 	TP_ARGS(dev, c),
 	TP_STRUCT__entry(
 		__field(dev_t, dev)

@@ -5,12 +5,12 @@
 /* ---- options ------------------------------------------------------------- */
 
 /* The options this file tests (later ones are tested where they live). */
-enum { NR_KNOWN_OPTS = WBT_O_CACHE_DELAY + 1 };
+enum { NR_KNOWN_OPTS = WTC_O_CACHE_DELAY + 1 };
 
 /* Every option set to a non-default value. */
-static void all_set(struct wbt_config *cfg)
+static void all_set(struct wtc_config *cfg)
 {
-	wbt_config_default(cfg);
+	wtc_config_default(cfg);
 	DO(opt(cfg, "enable", "0"));
 	DO(opt(cfg, "wb_percent", "250"));
 	DO(opt(cfg, "depth", "12"));
@@ -18,7 +18,7 @@ static void all_set(struct wbt_config *cfg)
 	DO(opt(cfg, "cache_delay_us", "777"));
 }
 
-static void check_cfg_eq(const struct wbt_config *a, const struct wbt_config *b,
+static void check_cfg_eq(const struct wtc_config *a, const struct wtc_config *b,
 			 const char *what)
 {
 	CHECKF(a->enabled == b->enabled && a->wb_percent == b->wb_percent &&
@@ -34,18 +34,18 @@ static void check_cfg_eq(const struct wbt_config *a, const struct wbt_config *b,
 
 static void test_config_default(void)
 {
-	struct wbt_config cfg;
+	struct wtc_config cfg;
 	char buf[16] = "junk";
 
-	wbt_config_default(&cfg);
+	wtc_config_default(&cfg);
 	CHECK(cfg.enabled);
 	CHECK_EQ(cfg.wb_percent, 100);
 	CHECK_EQ(cfg.depth, 0);
-	CHECK_EQ(cfg.wc_policy, WBT_WC_AUTO);
+	CHECK_EQ(cfg.wc_policy, WTC_WC_AUTO);
 	CHECK_EQ(cfg.cache_delay_usec, 10000);
 	CHECK_EQ(cfg.set_mask, 0);
-	CHECK_EQ(wbt_config_nr_args(&cfg), 0);
-	CHECK_EQ(wbt_config_format(&cfg, buf, sizeof(buf)), 0);
+	CHECK_EQ(wtc_config_nr_args(&cfg), 0);
+	CHECK_EQ(wtc_config_format(&cfg, buf, sizeof(buf)), 0);
 	CHECK_STR(buf, "");
 }
 
@@ -53,31 +53,31 @@ static void test_config_accepts_valid(void)
 {
 	static const struct {
 		const char *key, *val;
-		enum wbt_opt opt;
+		enum wtc_opt opt;
 		unsigned int want;
 	} t[] = {
-		{ "enable", "0", WBT_O_ENABLE, 0 },
-		{ "enable", "1", WBT_O_ENABLE, 1 },
-		{ "wb_percent", "1", WBT_O_WB_PERCENT, 1 },
-		{ "wb_percent", "100", WBT_O_WB_PERCENT, 100 },
-		{ "wb_percent", "1000", WBT_O_WB_PERCENT, 1000 },
-		{ "depth", "auto", WBT_O_DEPTH, 0 },
-		{ "depth", "1", WBT_O_DEPTH, 1 },
-		{ "depth", "65536", WBT_O_DEPTH, 65536 },
-		{ "wc_policy", "drain", WBT_O_WC_POLICY, WBT_WC_DRAIN },
-		{ "wc_policy", "delay", WBT_O_WC_POLICY, WBT_WC_DELAY },
-		{ "wc_policy", "off", WBT_O_WC_POLICY, WBT_WC_OFF },
-		{ "wc_policy", "auto", WBT_O_WC_POLICY, WBT_WC_AUTO },
-		{ "cache_delay_us", "0", WBT_O_CACHE_DELAY, 0 },
-		{ "cache_delay_us", "1000000", WBT_O_CACHE_DELAY, 1000000 },
+		{ "enable", "0", WTC_O_ENABLE, 0 },
+		{ "enable", "1", WTC_O_ENABLE, 1 },
+		{ "wb_percent", "1", WTC_O_WB_PERCENT, 1 },
+		{ "wb_percent", "100", WTC_O_WB_PERCENT, 100 },
+		{ "wb_percent", "1000", WTC_O_WB_PERCENT, 1000 },
+		{ "depth", "auto", WTC_O_DEPTH, 0 },
+		{ "depth", "1", WTC_O_DEPTH, 1 },
+		{ "depth", "65536", WTC_O_DEPTH, 65536 },
+		{ "wc_policy", "drain", WTC_O_WC_POLICY, WTC_WC_DRAIN },
+		{ "wc_policy", "delay", WTC_O_WC_POLICY, WTC_WC_DELAY },
+		{ "wc_policy", "off", WTC_O_WC_POLICY, WTC_WC_OFF },
+		{ "wc_policy", "auto", WTC_O_WC_POLICY, WTC_WC_AUTO },
+		{ "cache_delay_us", "0", WTC_O_CACHE_DELAY, 0 },
+		{ "cache_delay_us", "1000000", WTC_O_CACHE_DELAY, 1000000 },
 		/* leading zeros: plain decimal, not octal */
-		{ "wb_percent", "010", WBT_O_WB_PERCENT, 10 },
-		{ "enable", "01", WBT_O_ENABLE, 1 },
-		{ "enable", "00", WBT_O_ENABLE, 0 },
-		{ "depth", "0000000000000000000000000000064", WBT_O_DEPTH, 64 },
-		{ "cache_delay_us", "0000", WBT_O_CACHE_DELAY, 0 },
+		{ "wb_percent", "010", WTC_O_WB_PERCENT, 10 },
+		{ "enable", "01", WTC_O_ENABLE, 1 },
+		{ "enable", "00", WTC_O_ENABLE, 0 },
+		{ "depth", "0000000000000000000000000000064", WTC_O_DEPTH, 64 },
+		{ "cache_delay_us", "0000", WTC_O_CACHE_DELAY, 0 },
 	};
-	struct wbt_config cfg;
+	struct wtc_config cfg;
 	unsigned int i, got;
 	const char *err;
 
@@ -85,20 +85,20 @@ static void test_config_accepts_valid(void)
 		DO(all_set(&cfg));
 		cfg.set_mask = 0;
 		err = "unset";
-		CHECKF(!wbt_config_set(&cfg, t[i].key, t[i].val, &err),
+		CHECKF(!wtc_config_set(&cfg, t[i].key, t[i].val, &err),
 		       "%s \"%s\" refused: %s", t[i].key, t[i].val, err);
 		CHECKF(!err, "%s %s: err set on success", t[i].key, t[i].val);
 		switch (t[i].opt) {
-		case WBT_O_ENABLE:
+		case WTC_O_ENABLE:
 			got = cfg.enabled;
 			break;
-		case WBT_O_WB_PERCENT:
+		case WTC_O_WB_PERCENT:
 			got = cfg.wb_percent;
 			break;
-		case WBT_O_DEPTH:
+		case WTC_O_DEPTH:
 			got = cfg.depth;
 			break;
-		case WBT_O_WC_POLICY:
+		case WTC_O_WC_POLICY:
 			got = cfg.wc_policy;
 			break;
 		default:
@@ -136,7 +136,7 @@ static void test_config_rejects_invalid(void)
 		{ "cache_delay_us", "1000001" }, { "cache_delay_us", "-1" },
 		{ "cache_delay_us", "1x" }, { "cache_delay_us", "99999999999" },
 	};
-	struct wbt_config cfg, before;
+	struct wtc_config cfg, before;
 	unsigned int i;
 	const char *err;
 	char what[64];
@@ -145,7 +145,7 @@ static void test_config_rejects_invalid(void)
 	before = cfg;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		err = NULL;
-		CHECKF(wbt_config_set(&cfg, t[i][0], t[i][1], &err),
+		CHECKF(wtc_config_set(&cfg, t[i][0], t[i][1], &err),
 		       "\"%s\" \"%s\" accepted", t[i][0], t[i][1]);
 		CHECKF(err && *err, "\"%s\" \"%s\": no error text", t[i][0],
 		       t[i][1]);
@@ -154,24 +154,24 @@ static void test_config_rejects_invalid(void)
 		DO(check_cfg_eq(&cfg, &before, what));
 	}
 	err = NULL;
-	CHECK(wbt_config_set(&cfg, NULL, "1", &err) && err);
+	CHECK(wtc_config_set(&cfg, NULL, "1", &err) && err);
 	err = NULL;
-	CHECK(wbt_config_set(&cfg, "enable", NULL, &err) && err);
+	CHECK(wtc_config_set(&cfg, "enable", NULL, &err) && err);
 	DO(check_cfg_eq(&cfg, &before, "after NULL"));
 }
 
 /* Format the options that were set, parse the pairs back: same config. */
-static void check_roundtrip(const struct wbt_config *cfg)
+static void check_roundtrip(const struct wtc_config *cfg)
 {
 	static const char *const keys[NR_KNOWN_OPTS] = {
 		"enable", "wb_percent", "depth", "wc_policy", "cache_delay_us",
 	};
 	char buf[256], copy[256], *tok[32], *save = NULL, *p;
-	struct wbt_config back;
+	struct wtc_config back;
 	unsigned int n = 0, i;
 	int len;
 
-	len = wbt_config_format(cfg, buf, sizeof(buf));
+	len = wtc_config_format(cfg, buf, sizeof(buf));
 	CHECKF(len == (int)strlen(buf), "format returned %d for \"%s\"", len,
 	       buf);
 	CHECKF(!len || buf[0] == ' ', "\"%s\" does not start with a space",
@@ -180,10 +180,10 @@ static void check_roundtrip(const struct wbt_config *cfg)
 	for (p = strtok_r(copy, " ", &save); p && n < 32;
 	     p = strtok_r(NULL, " ", &save))
 		tok[n++] = p;
-	CHECKF(n == wbt_config_nr_args(cfg), "\"%s\": %u words, nr_args %u",
-	       buf, n, wbt_config_nr_args(cfg));
+	CHECKF(n == wtc_config_nr_args(cfg), "\"%s\": %u words, nr_args %u",
+	       buf, n, wtc_config_nr_args(cfg));
 	CHECKF(n % 2 == 0, "\"%s\": odd number of words", buf);
-	wbt_config_default(&back);
+	wtc_config_default(&back);
 	for (i = 0; i < n; i += 2)
 		DO(opt(&back, tok[i], tok[i + 1]));
 	DO(check_cfg_eq(&back, cfg, buf));
@@ -201,23 +201,23 @@ static void test_config_roundtrip(void)
 	static const char *const depth[] = { "auto", "1", "65536", "16" };
 	static const char *const pol[] = { "drain", "delay", "off" };
 	static const char *const delay[] = { "0", "1000000", "10000", "5" };
-	struct wbt_config cfg;
+	struct wtc_config cfg;
 	unsigned int mask, round;
 
 	rng = 12345;
 	for (round = 0; round < 20; round++) {
 		for (mask = 0; mask < (1u << NR_KNOWN_OPTS); mask++) {
-			wbt_config_default(&cfg);
-			if (mask & (1u << WBT_O_ENABLE))
+			wtc_config_default(&cfg);
+			if (mask & (1u << WTC_O_ENABLE))
 				DO(opt(&cfg, "enable",
 				       rnd_below(2) ? "1" : "0"));
-			if (mask & (1u << WBT_O_WB_PERCENT))
+			if (mask & (1u << WTC_O_WB_PERCENT))
 				DO(opt(&cfg, "wb_percent", pct[rnd_below(4)]));
-			if (mask & (1u << WBT_O_DEPTH))
+			if (mask & (1u << WTC_O_DEPTH))
 				DO(opt(&cfg, "depth", depth[rnd_below(4)]));
-			if (mask & (1u << WBT_O_WC_POLICY))
+			if (mask & (1u << WTC_O_WC_POLICY))
 				DO(opt(&cfg, "wc_policy", pol[rnd_below(3)]));
-			if (mask & (1u << WBT_O_CACHE_DELAY))
+			if (mask & (1u << WTC_O_CACHE_DELAY))
 				DO(opt(&cfg, "cache_delay_us",
 				       delay[rnd_below(4)]));
 			CHECK_EQ(cfg.set_mask, mask);
@@ -228,12 +228,12 @@ static void test_config_roundtrip(void)
 
 static int fmt_config(const void *cfg, char *buf, size_t len)
 {
-	return wbt_config_format(cfg, buf, len);
+	return wtc_config_format(cfg, buf, len);
 }
 
 static void test_config_format_no_overrun(void)
 {
-	struct wbt_config cfg;
+	struct wtc_config cfg;
 
 	DO(all_set(&cfg));
 	DO(check_no_overrun(fmt_config, &cfg, "config"));
@@ -241,24 +241,24 @@ static void test_config_format_no_overrun(void)
 
 static void test_config_backlog_options(void)
 {
-	struct wbt_config cfg, back;
+	struct wtc_config cfg, back;
 	char buf[256];
 	const char *err;
 
-	wbt_config_default(&cfg);
+	wtc_config_default(&cfg);
 	CHECK(cfg.push_back);
 	CHECK_EQ(cfg.backlog_kb, 16384);
 	CHECK_EQ(cfg.backlog_ms, 500);
 	DO(opt(&cfg, "push_back", "0"));
 	DO(opt(&cfg, "backlog_kb", "0"));
 	DO(opt(&cfg, "backlog_ms", "60000"));
-	CHECK(wbt_config_set(&cfg, "backlog_ms", "0", &err));
-	CHECK(wbt_config_set(&cfg, "backlog_kb", "4194305", &err));
-	CHECK(wbt_config_set(&cfg, "push_back", "2", &err));
-	CHECK_EQ(wbt_config_nr_args(&cfg), 6);
-	wbt_config_format(&cfg, buf, sizeof(buf));
+	CHECK(wtc_config_set(&cfg, "backlog_ms", "0", &err));
+	CHECK(wtc_config_set(&cfg, "backlog_kb", "4194305", &err));
+	CHECK(wtc_config_set(&cfg, "push_back", "2", &err));
+	CHECK_EQ(wtc_config_nr_args(&cfg), 6);
+	wtc_config_format(&cfg, buf, sizeof(buf));
 	CHECK_STR(buf, " push_back 0 backlog_kb 0 backlog_ms 60000");
-	wbt_config_default(&back);
+	wtc_config_default(&back);
 	DO(opt(&back, "push_back", "0"));
 	DO(opt(&back, "backlog_kb", "0"));
 	DO(opt(&back, "backlog_ms", "60000"));
@@ -295,19 +295,19 @@ static char *readme(void)
 static void test_option_table(void)
 {
 	const char *name, *err, *uerr, *at;
-	struct wbt_config cfg;
+	struct wtc_config cfg;
 	char row[256], v[16];
 	unsigned int i, lo, hi;
 
-	wbt_config_default(&cfg);
-	CHECK(wbt_config_set(&cfg, "nosuch", "1", &uerr));
+	wtc_config_default(&cfg);
+	CHECK(wtc_config_set(&cfg, "nosuch", "1", &uerr));
 	at = uerr;
-	for (i = 0; wbt_config_describe(i, &name, &err); i++) {
+	for (i = 0; wtc_config_describe(i, &name, &err); i++) {
 		CHECKF(!strncmp(err, name, strlen(name)), "%s: error \"%s\"",
 		       name, err);
 		at = strstr(at, name);
 		CHECKF(at, "unknown-key text misses %s (or its order)", name);
-		CHECK(wbt_config_doc(i, row, sizeof(row)) > 0);
+		CHECK(wtc_config_doc(i, row, sizeof(row)) > 0);
 		/* The range from the doc row: "min..max" or "`0`, `1`". */
 		if (sscanf(strstr(row, "| ") + 2, "%*[^|]| %u..%u", &lo, &hi) != 2 &&
 		    sscanf(strstr(row, "| ") + 2, "%*[^|]| `%u`, `%u`", &lo, &hi) != 2 &&
@@ -315,20 +315,20 @@ static void test_option_table(void)
 			continue;		/* names: checked by the config tests */
 		snprintf(v, sizeof(v), "%u", lo);
 		CHECKF(strstr(err, v), "%s: \"%s\" does not say %u", name, err, lo);
-		CHECKF(!wbt_config_set(&cfg, name, v, &at), "%s %s refused", name, v);
+		CHECKF(!wtc_config_set(&cfg, name, v, &at), "%s %s refused", name, v);
 		snprintf(v, sizeof(v), "%u", hi);
 		CHECKF(strstr(err, v), "%s: \"%s\" does not say %u", name, err, hi);
-		CHECKF(!wbt_config_set(&cfg, name, v, &at), "%s %s refused", name, v);
+		CHECKF(!wtc_config_set(&cfg, name, v, &at), "%s %s refused", name, v);
 		snprintf(v, sizeof(v), "%u", hi + 1);
-		CHECKF(wbt_config_set(&cfg, name, v, &at), "%s %s accepted", name, v);
+		CHECKF(wtc_config_set(&cfg, name, v, &at), "%s %s accepted", name, v);
 		if (lo) {
 			snprintf(v, sizeof(v), "%u", lo - 1);
-			CHECKF(wbt_config_set(&cfg, name, v, &at),
+			CHECKF(wtc_config_set(&cfg, name, v, &at),
 			       "%s %s accepted", name, v);
 		}
 		at = uerr;
 	}
-	CHECK_EQ(i, WBT_NR_OPTS);
+	CHECK_EQ(i, WTC_NR_OPTS);
 }
 
 /* The README's table of options is the option table: names, values, defaults. */
@@ -341,7 +341,7 @@ static void test_readme_options(void)
 	CHECKF(text, "cannot read ../../README.md");
 	at = text ? strstr(text, "| key | values | default | meaning |") : NULL;
 	CHECKF(at, "README: no table of options");
-	for (i = 0; at && wbt_config_doc(i, row, sizeof(row)); i++) {
+	for (i = 0; at && wtc_config_doc(i, row, sizeof(row)); i++) {
 		at = strstr(at, row);
 		CHECKF(at, "README: no row \"%s...\" (or out of order)", row);
 	}
@@ -369,7 +369,7 @@ static void test_readme_status_fields(void)
 	memcpy(doc, sec, end - sec);
 	doc[end - sec] = 0;
 	DO(setup(&f, 32, false));
-	CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
+	CHECK(wtc_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
 	for (p = strtok_r(buf, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
 		char *eq = strchr(p, '=');
 		bool found = false;
@@ -403,7 +403,7 @@ static void test_readme_status_fields(void)
 		memcpy(key, k, l);
 		key[l] = 0;
 		DO(setup(&f, 32, false));
-		CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
+		CHECK(wtc_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
 		q = strstr(buf, key);
 		CHECKF(q && (q == buf || q[-1] == ' ') && q[l] == '=',
 		       "README lists %s, status does not print it", key);

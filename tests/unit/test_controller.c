@@ -14,11 +14,11 @@ static void feed_window(struct fx *f, unsigned int nr_read, u64 lat_ns,
 	unsigned int i;
 
 	for (i = 0; i < nr_read; i++)
-		wbt_sample(&f->c, WBT_K_READ, lat_ns);
+		wtc_sample(&f->c, WTC_K_READ, lat_ns);
 	for (i = 0; i < nr_write; i++)
-		wbt_sample(&f->c, WBT_K_BG, 1 * MS);
+		wtc_sample(&f->c, WTC_K_BG, 1 * MS);
 	f->now.ns += f->c.cur_win_ns;
-	wbt_window(&f->c, &f->now);
+	wtc_window(&f->c, &f->now);
 }
 
 /* Read latency that grows with the writes allowed in flight. */
@@ -45,25 +45,25 @@ static void test_ctl_slow_device_scales_down(void)
 	int i;
 
 	DO(setup_ctl(&f, "2000"));
-	CHECK(wbt_scaling(&f.c));
+	CHECK(wtc_scaling(&f.c));
 	CHECK_EQ(f.c.max_depth, 16);
 	for (i = 0; i < 4; i++)
 		feed_window(&f, 20, 10 * MS, 10);
 	CHECK_EQ(f.c.scale_step, 4);
 	CHECK_EQ(f.c.max_depth, 1);
-	CHECK_EQ(f.c.last.verdict, WBT_LAT_EXCEEDED);
+	CHECK_EQ(f.c.last.verdict, WTC_LAT_EXCEEDED);
 	CHECK_EQ(f.c.stats.exceeded, 4);
 }
 
 /*
  * Under the delay policy on a write cache, depth 1 is not the end: the step
- * goes on doubling the gap between writes, up to WBT_MAX_PACE_STEP, and
+ * goes on doubling the gap between writes, up to WTC_MAX_PACE_STEP, and
  * comes back when reads recover. Under "drain" the step stops at depth 1.
  */
 static void test_ctl_paces_write_cache(void)
 {
 	static const char *const pol[] = { "delay", "drain" };
-	static const int top[] = { WBT_MAX_PACE_STEP, 4 };
+	static const int top[] = { WTC_MAX_PACE_STEP, 4 };
 	struct fx f;
 	int i, p;
 
@@ -75,12 +75,12 @@ static void test_ctl_paces_write_cache(void)
 		CHECKF(f.c.scale_step == top[p], "%s: step %d", pol[p],
 		       f.c.scale_step);
 		CHECK_EQ(f.c.max_depth, 1);
-		CHECK_EQ(wbt_pace_ns(&f.c), (u64)10 * MS << (top[p] / 2));
+		CHECK_EQ(wtc_pace_ns(&f.c), (u64)10 * MS << (top[p] / 2));
 		for (i = 0; i < 40 && f.c.scale_step > 0; i++)
 			feed_window(&f, 20, 200 * US, 10);
 		CHECKF(f.c.scale_step <= 0, "%s: step %d after %d good windows",
 		       pol[p], f.c.scale_step, i);
-		CHECK(wbt_pace_ns(&f.c) <= 10 * MS);
+		CHECK(wtc_pace_ns(&f.c) <= 10 * MS);
 	}
 }
 
@@ -97,13 +97,13 @@ static void test_ctl_paced_window_judged_on_reads(void)
 	DO(setup_paced_ctl(&f));
 	for (i = 0; i < 12; i++)
 		feed_window(&f, 20, 10 * MS, 10);
-	CHECK_EQ(f.c.scale_step, WBT_MAX_PACE_STEP);
+	CHECK_EQ(f.c.scale_step, WTC_MAX_PACE_STEP);
 	feed_window(&f, 20, 200 * US, 0);
-	CHECK_EQ(f.c.last.verdict, WBT_LAT_OK);
+	CHECK_EQ(f.c.last.verdict, WTC_LAT_OK);
 	/* unpaced, the same window is no signal */
 	DO(setup_opts(&f, 128, true, "lat_us", "2000", NULL));
 	feed_window(&f, 20, 200 * US, 0);
-	CHECK_EQ(f.c.last.verdict, WBT_LAT_UNKNOWN);
+	CHECK_EQ(f.c.last.verdict, WTC_LAT_UNKNOWN);
 }
 
 /*
@@ -134,14 +134,14 @@ static void test_ctl_waits_for_fresh_reads(void)
 
 	/* a read stuck since before the step holds it; a new one moves it */
 	DO(setup_paced_ctl(&f));
-	CHECK(wbt_read_issue(&f.c, &f.now));
+	CHECK(wtc_read_issue(&f.c, &f.now));
 	feed_window(&f, 0, 0, 10);
 	CHECK_EQ(f.c.scale_step, 1);
 	for (i = 0; i < 10; i++)
 		feed_window(&f, 0, 0, 10);
 	CHECK_EQ(f.c.scale_step, 1);
-	wbt_read_done(&f.c);
-	CHECK(wbt_read_issue(&f.c, &f.now));
+	wtc_read_done(&f.c);
+	CHECK(wtc_read_issue(&f.c, &f.now));
 	feed_window(&f, 0, 0, 10);
 	feed_window(&f, 0, 0, 10);
 	CHECK_EQ(f.c.scale_step, 2);
@@ -171,11 +171,11 @@ static void test_ctl_no_change_without_samples(void)
 	DO(setup_ctl(&f, "2000"));
 	for (i = 0; i < 100; i++) {
 		f.now.ns += f.c.cur_win_ns;
-		CHECK(!wbt_window(&f.c, &f.now));	/* idle: timer stops */
+		CHECK(!wtc_window(&f.c, &f.now));	/* idle: timer stops */
 	}
 	CHECK_EQ(f.c.scale_step, 0);
 	CHECK_EQ(f.c.stats.step_changes, 0);
-	CHECK_EQ(f.c.last.verdict, WBT_LAT_UNKNOWN);
+	CHECK_EQ(f.c.last.verdict, WTC_LAT_UNKNOWN);
 }
 
 static void test_ctl_drifts_back_without_signal(void)
@@ -187,15 +187,15 @@ static void test_ctl_drifts_back_without_signal(void)
 	for (i = 0; i < 3; i++)
 		feed_window(&f, 20, 10 * MS, 10);
 	CHECK_EQ(f.c.scale_step, 3);
-	for (i = 0; i < WBT_UNKNOWN_BUMP - 1; i++)
+	for (i = 0; i < WTC_UNKNOWN_BUMP - 1; i++)
 		feed_window(&f, 0, 0, 0);
 	CHECK_EQ(f.c.scale_step, 3);		/* not yet */
 	feed_window(&f, 0, 0, 0);
 	CHECK_EQ(f.c.scale_step, 2);		/* one unit per 5 windows */
-	for (i = 0; i < 2 * WBT_UNKNOWN_BUMP; i++)
+	for (i = 0; i < 2 * WTC_UNKNOWN_BUMP; i++)
 		feed_window(&f, 0, 0, 0);
 	CHECK_EQ(f.c.scale_step, 0);
-	for (i = 0; i < 3 * WBT_UNKNOWN_BUMP; i++)
+	for (i = 0; i < 3 * WTC_UNKNOWN_BUMP; i++)
 		feed_window(&f, 0, 0, 0);
 	CHECK_EQ(f.c.scale_step, 0);		/* and stays at neutral */
 }
@@ -208,7 +208,7 @@ static void test_ctl_writes_only_go_deeper(void)
 	DO(setup_ctl(&f, "2000"));
 	for (i = 0; i < 20; i++)
 		feed_window(&f, 0, 0, 10);
-	CHECK_EQ(f.c.last.verdict, WBT_LAT_UNKNOWN_WRITES);
+	CHECK_EQ(f.c.last.verdict, WTC_LAT_UNKNOWN_WRITES);
 	CHECK(f.c.scale_step < 0);
 	CHECK(f.c.scaled_max);
 	CHECK_EQ(f.c.max_depth, 96);		/* 3/4 of the queue depth */
@@ -219,14 +219,14 @@ static void test_ctl_stuck_read_exceeds(void)
 	struct fx f;
 
 	DO(setup_ctl(&f, "2000"));
-	CHECK(wbt_read_issue(&f.c, &f.now));
-	CHECK(!wbt_read_issue(&f.c, &f.now));	/* one watched at a time */
+	CHECK(wtc_read_issue(&f.c, &f.now));
+	CHECK(!wtc_read_issue(&f.c, &f.now));	/* one watched at a time */
 	feed_window(&f, 0, 0, 10);		/* 100 ms: the read is stuck */
-	CHECK_EQ(f.c.last.verdict, WBT_LAT_EXCEEDED);
+	CHECK_EQ(f.c.last.verdict, WTC_LAT_EXCEEDED);
 	CHECK_EQ(f.c.scale_step, 1);
-	wbt_read_done(&f.c);
+	wtc_read_done(&f.c);
 	feed_window(&f, 0, 0, 10);
-	CHECK_EQ(f.c.last.verdict, WBT_LAT_UNKNOWN_WRITES);
+	CHECK_EQ(f.c.last.verdict, WTC_LAT_UNKNOWN_WRITES);
 }
 
 static void test_ctl_fixed_depth_does_not_scale(void)
@@ -235,12 +235,12 @@ static void test_ctl_fixed_depth_does_not_scale(void)
 	int i;
 
 	DO(setup_opts(&f, 128, false, "lat_us", "2000", "depth", "8", NULL));
-	CHECK(!wbt_scaling(&f.c));
+	CHECK(!wtc_scaling(&f.c));
 	for (i = 0; i < 10; i++)
 		feed_window(&f, 20, 10 * MS, 10);
 	CHECK_EQ(f.c.scale_step, 0);
 	CHECK_EQ(f.c.max_depth, 8);
-	CHECK_EQ(f.c.last.verdict, WBT_LAT_EXCEEDED);	/* still reported */
+	CHECK_EQ(f.c.last.verdict, WTC_LAT_EXCEEDED);	/* still reported */
 }
 
 static void test_ctl_lat_off(void)
@@ -249,7 +249,7 @@ static void test_ctl_lat_off(void)
 	int i;
 
 	DO(setup_ctl(&f, "0"));
-	CHECK(!wbt_scaling(&f.c));
+	CHECK(!wtc_scaling(&f.c));
 	for (i = 0; i < 10; i++)
 		feed_window(&f, 20, 10 * MS, 10);
 	CHECK_EQ(f.c.scale_step, 0);
@@ -261,7 +261,7 @@ static void test_ctl_auto_target(void)
 
 	DO(setup(&f, 32, false));		/* set_device(): non-rotational */
 	CHECK_EQ(f.c.lat_target_ns, 2 * MS);
-	wbt_set_device(&f.c, 32, false, 0, false);
+	wtc_set_device(&f.c, 32, false, 0, false);
 	CHECK_EQ(f.c.lat_target_ns, 75 * MS);
 }
 
@@ -272,12 +272,12 @@ static void test_ctl_percentile(void)
 
 	DO(setup_ctl(&f, "2000"));
 	DO(setup_opts(&g, 128, false, "lat_us", "2000", "lat_pct", "90", NULL));
-	wbt_sample(&f.c, WBT_K_READ, 100 * US);
-	wbt_sample(&g.c, WBT_K_READ, 100 * US);
+	wtc_sample(&f.c, WTC_K_READ, 100 * US);
+	wtc_sample(&g.c, WTC_K_READ, 100 * US);
 	feed_window(&f, 19, 10 * MS, 10);
 	feed_window(&g, 19, 10 * MS, 10);
-	CHECK_EQ(f.c.last.verdict, WBT_LAT_OK);		/* the minimum */
-	CHECK_EQ(g.c.last.verdict, WBT_LAT_EXCEEDED);	/* the p90 */
+	CHECK_EQ(f.c.last.verdict, WTC_LAT_OK);		/* the minimum */
+	CHECK_EQ(g.c.last.verdict, WTC_LAT_EXCEEDED);	/* the p90 */
 	CHECK(g.c.last.p50_ns >= 10 * MS && g.c.last.p50_ns <= 13 * MS);
 	CHECK_EQ(g.c.last.min_ns, 100 * US);
 }
@@ -326,10 +326,10 @@ static void test_hist_buckets(void)
 {
 	u64 v;
 
-	CHECK_EQ(wbt_hist_bucket(0), 0);
+	CHECK_EQ(wtc_hist_bucket(0), 0);
 	for (v = 1 * US; v < 60ULL * 1000 * MS; v = v * 9 / 8 + 1) {
-		unsigned int b = wbt_hist_bucket(v);
-		u64 up = wbt_hist_value(b);
+		unsigned int b = wtc_hist_bucket(v);
+		u64 up = wtc_hist_value(b);
 
 		CHECKF(up >= v - v % US, "bucket %u tops at %llu < %llu", b,
 		       (unsigned long long)up, (unsigned long long)v);
@@ -344,7 +344,7 @@ static void test_discard_is_write_sample(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	wbt_sample(&f.c, WBT_K_DISCARD, 1 * MS);
+	wtc_sample(&f.c, WTC_K_DISCARD, 1 * MS);
 	CHECK_EQ(f.c.win.nr_write, 1);
 }
 
@@ -373,7 +373,7 @@ static void test_wb_percent_step_bounded(void)
 static void test_fold_is_exact(void)
 {
 	static const u64 lat[] = { 90 * US, 3 * MS, 700 * US, 12 * MS, 1 * MS };
-	struct wbt_shard sh[3];
+	struct wtc_shard sh[3];
 	struct fx f, g;
 	unsigned int w, i;
 
@@ -384,17 +384,17 @@ static void test_fold_is_exact(void)
 		for (i = 0; i < 40; i++) {
 			u64 l = lat[(i + w) % 5] + (w < 3 ? 0 : 3 * MS);
 
-			wbt_sample(&f.c, WBT_K_READ, l);
-			wbt_shard_sample(&sh[i % 3], WBT_K_READ, l);
-			wbt_sample(&f.c, WBT_K_DIRECT, 0);
-			wbt_shard_sample(&sh[(i + 1) % 3], WBT_K_DIRECT, 0);
+			wtc_sample(&f.c, WTC_K_READ, l);
+			wtc_shard_sample(&sh[i % 3], WTC_K_READ, l);
+			wtc_sample(&f.c, WTC_K_DIRECT, 0);
+			wtc_shard_sample(&sh[(i + 1) % 3], WTC_K_DIRECT, 0);
 		}
 		for (i = 0; i < 3; i++)
-			wbt_fold(&g.c, &sh[i]);
+			wtc_fold(&g.c, &sh[i]);
 		f.now.ns += f.c.cur_win_ns;
 		g.now.ns += g.c.cur_win_ns;
-		wbt_window(&f.c, &f.now);
-		wbt_window(&g.c, &g.now);
+		wtc_window(&f.c, &f.now);
+		wtc_window(&g.c, &g.now);
 		CHECK_EQ(g.c.last.nr_read, 40);
 		CHECK_EQ(g.c.last.nr_write, 40);
 		CHECK_EQ(g.c.last.min_ns, f.c.last.min_ns);
@@ -410,7 +410,7 @@ static void test_fold_is_exact(void)
 /* Bios counted in shards show in status once, however often it folds. */
 static void test_fold_counts_once(void)
 {
-	struct wbt_shard sh[2];
+	struct wtc_shard sh[2];
 	char buf[2048], v[32];
 	struct fx f;
 	int i;
@@ -418,20 +418,20 @@ static void test_fold_counts_once(void)
 	DO(setup(&f, 32, false));
 	memset(sh, 0, sizeof(sh));
 	for (i = 0; i < 5; i++)
-		sh[i % 2].kind[WBT_K_READ]++;
-	sh[0].kind[WBT_K_FLUSH]++;
-	map(&f, WBT_K_READ);			/* counted by the core */
-	wbt_fold(&f.c, &sh[0]);
-	wbt_fold(&f.c, &sh[1]);
-	wbt_fold(&f.c, &sh[0]);			/* status again: nothing new */
-	CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
+		sh[i % 2].kind[WTC_K_READ]++;
+	sh[0].kind[WTC_K_FLUSH]++;
+	map(&f, WTC_K_READ);			/* counted by the core */
+	wtc_fold(&f.c, &sh[0]);
+	wtc_fold(&f.c, &sh[1]);
+	wtc_fold(&f.c, &sh[0]);			/* status again: nothing new */
+	CHECK(wtc_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
 	CHECK_STR(status_val(buf, "n_read", v, sizeof(v)), "6");
 	CHECK_STR(status_val(buf, "n_flush", v, sizeof(v)), "1");
 	CHECK_EQ(sh[1].win.nr_read, 0);
 }
 
 /*
- * "Reads recently" is stamped at most once per WBT_STAMP_NSEC, so that reads
+ * "Reads recently" is stamped at most once per WTC_STAMP_NSEC, so that reads
  * on every CPU do not bounce one cache line: a read within that much of the
  * stamp leaves it, and the background limit comes back that much early at
  * most; a later read moves it.
@@ -441,18 +441,18 @@ static void test_read_stamp_granularity(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	map(&f, WBT_K_READ);
-	f.now.ns += WBT_STAMP_NSEC - 1;
-	map(&f, WBT_K_READ);			/* within the stamp: kept */
-	f.now.ns += 100 * MS - (WBT_STAMP_NSEC - 1) - 1;
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 4);
+	map(&f, WTC_K_READ);
+	f.now.ns += WTC_STAMP_NSEC - 1;
+	map(&f, WTC_K_READ);			/* within the stamp: kept */
+	f.now.ns += 100 * MS - (WTC_STAMP_NSEC - 1) - 1;
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
 	f.now.ns += 1;				/* 100 ms after the first */
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
-	map(&f, WBT_K_READ);
-	f.now.ns += WBT_STAMP_NSEC;
-	map(&f, WBT_K_READ);			/* a stamp later: moved */
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
+	map(&f, WTC_K_READ);
+	f.now.ns += WTC_STAMP_NSEC;
+	map(&f, WTC_K_READ);			/* a stamp later: moved */
 	f.now.ns += 100 * MS - 1;
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 4);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
 }
 
 /* One read's age is watched at a time; its completion frees the slot. */
@@ -461,19 +461,19 @@ static void test_read_watch_one(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	CHECK(wbt_read_issue(&f.c, &f.now));
+	CHECK(wtc_read_issue(&f.c, &f.now));
 	f.now.ns += 1 * MS;
-	CHECK(!wbt_read_issue(&f.c, &f.now));
+	CHECK(!wtc_read_issue(&f.c, &f.now));
 	CHECK_EQ(f.c.read_issue_ns, T0);
-	wbt_read_done(&f.c);
+	wtc_read_done(&f.c);
 	CHECK_EQ(f.c.read_issue_ns, 0);
-	CHECK(wbt_read_issue(&f.c, &f.now));
+	CHECK(wtc_read_issue(&f.c, &f.now));
 	CHECK_EQ(f.c.read_issue_ns, T0 + 1 * MS);
 }
 
 /*
  * Which reads are timed: every one while this CPU's shard has fewer than
- * WBT_SAMPLE_ALL in the window, then one in WBT_SAMPLE_EVERY. What that
+ * WTC_SAMPLE_ALL in the window, then one in WTC_SAMPLE_EVERY. What that
  * changes for the controller: a busy window's minimum is the subsample's.
  * With reads spread as usual (fast and slow mixed) the verdicts stay those
  * of every read; a lone fast read among many slow ones in a busy window
@@ -482,22 +482,22 @@ static void test_read_watch_one(void)
  */
 static void test_sampled_reads(void)
 {
-	struct wbt_shard sh[2];
+	struct wtc_shard sh[2];
 	struct fx f, g;
 	unsigned int seq[2] = { 0, 0 }, i, timed = 0;
 
 	memset(sh, 0, sizeof(sh));
 	for (i = 0; i < 100; i++) {
-		struct wbt_shard *s = &sh[i % 2];
+		struct wtc_shard *s = &sh[i % 2];
 
-		if (wbt_sample_read(s, ++seq[i % 2])) {
-			wbt_shard_sample(s, WBT_K_READ, 1 * MS);
+		if (wtc_sample_read(s, ++seq[i % 2])) {
+			wtc_shard_sample(s, WTC_K_READ, 1 * MS);
 			timed++;
 		}
 	}
 	/* 16 per CPU, then 1 in 8 of the other 34 on each (seq 24, 32, 40, 48). */
-	CHECK_EQ(sh[0].win.nr_read, WBT_SAMPLE_ALL + 4);
-	CHECK_EQ(timed, 2 * (WBT_SAMPLE_ALL + 4));
+	CHECK_EQ(sh[0].win.nr_read, WTC_SAMPLE_ALL + 4);
+	CHECK_EQ(timed, 2 * (WTC_SAMPLE_ALL + 4));
 
 	/* Mixed latencies: the same verdicts as timing every read. */
 	DO(setup_ctl(&f, "2000"));
@@ -506,23 +506,23 @@ static void test_sampled_reads(void)
 	seq[0] = seq[1] = 0;
 	for (i = 0; i < 400; i++) {
 		u64 lat = i % 3 ? 5 * MS : 1 * MS;
-		struct wbt_shard *s = &sh[i % 2];
+		struct wtc_shard *s = &sh[i % 2];
 
-		wbt_sample(&f.c, WBT_K_READ, lat);
-		if (wbt_sample_read(s, ++seq[i % 2]))
-			wbt_shard_sample(s, WBT_K_READ, lat);
+		wtc_sample(&f.c, WTC_K_READ, lat);
+		if (wtc_sample_read(s, ++seq[i % 2]))
+			wtc_shard_sample(s, WTC_K_READ, lat);
 	}
 	for (i = 0; i < 10; i++)
-		wbt_sample(&f.c, WBT_K_BG, 1 * MS);
+		wtc_sample(&f.c, WTC_K_BG, 1 * MS);
 	sh[0].win.nr_write = 10;
-	wbt_fold(&g.c, &sh[0]);
-	wbt_fold(&g.c, &sh[1]);
+	wtc_fold(&g.c, &sh[0]);
+	wtc_fold(&g.c, &sh[1]);
 	f.now.ns += f.c.cur_win_ns;
 	g.now.ns += g.c.cur_win_ns;
-	wbt_window(&f.c, &f.now);
-	wbt_window(&g.c, &g.now);
-	CHECK_EQ(f.c.last.verdict, WBT_LAT_OK);
-	CHECK_EQ(g.c.last.verdict, WBT_LAT_OK);
+	wtc_window(&f.c, &f.now);
+	wtc_window(&g.c, &g.now);
+	CHECK_EQ(f.c.last.verdict, WTC_LAT_OK);
+	CHECK_EQ(g.c.last.verdict, WTC_LAT_OK);
 	CHECK_EQ(g.c.last.min_ns, f.c.last.min_ns);
 
 	/* One fast read, the 50th of a busy CPU, untimed: a miss. */
@@ -530,15 +530,15 @@ static void test_sampled_reads(void)
 	for (i = 1; i <= 100; i++) {
 		u64 lat = i == 50 ? 1 * MS : 5 * MS;
 
-		if (wbt_sample_read(&sh[0], i))
-			wbt_shard_sample(&sh[0], WBT_K_READ, lat);
+		if (wtc_sample_read(&sh[0], i))
+			wtc_shard_sample(&sh[0], WTC_K_READ, lat);
 	}
 	sh[0].win.nr_write = 10;
-	wbt_fold(&g.c, &sh[0]);
+	wtc_fold(&g.c, &sh[0]);
 	g.now.ns += g.c.cur_win_ns;
-	wbt_window(&g.c, &g.now);
+	wtc_window(&g.c, &g.now);
 	CHECK_EQ(g.c.last.min_ns, 5 * MS);
-	CHECK_EQ(g.c.last.verdict, WBT_LAT_EXCEEDED);
+	CHECK_EQ(g.c.last.verdict, WTC_LAT_EXCEEDED);
 }
 
 static const struct test tests[] = {

@@ -24,33 +24,33 @@ void fail_at(const char *file, int line, const char *fmt, ...)
 }
 
 /* Set one option; the test fails if it is refused. */
-void opt(struct wbt_config *cfg, const char *key, const char *val)
+void opt(struct wtc_config *cfg, const char *key, const char *val)
 {
 	const char *err = "unset";
 
-	CHECKF(!wbt_config_set(cfg, key, val, &err), "%s %s refused: %s",
+	CHECKF(!wtc_config_set(cfg, key, val, &err), "%s %s refused: %s",
 	       key, val, err ? err : "(null)");
 	CHECKF(!err, "%s %s: err is \"%s\" after success", key, val, err);
 }
 
-/* The one place that knows wbt_set_device()'s signature; rotational: no. */
-bool set_device(struct wbt_core *c, unsigned int qd, bool wc,
+/* The one place that knows wtc_set_device()'s signature; rotational: no. */
+bool set_device(struct wtc_core *c, unsigned int qd, bool wc,
 		unsigned int max_merge_sectors)
 {
-	return wbt_set_device(c, qd, wc, max_merge_sectors, true);
+	return wtc_set_device(c, qd, wc, max_merge_sectors, true);
 }
 
 /* A core on a device of queue depth qd, no merging, at time T0. */
-void setup_cfg(struct fx *f, const struct wbt_config *cfg,
+void setup_cfg(struct fx *f, const struct wtc_config *cfg,
 	       unsigned int qd, bool wc)
 {
-	struct wbt_config def;
+	struct wtc_config def;
 
 	if (!cfg) {
-		wbt_config_default(&def);
+		wtc_config_default(&def);
 		cfg = &def;
 	}
-	wbt_init(&f->c, cfg);
+	wtc_init(&f->c, cfg);
 	set_device(&f->c, qd, wc, 0);
 	f->now.ns = T0;
 	f->now.dirty_wait = false;
@@ -64,11 +64,11 @@ void setup(struct fx *f, unsigned int qd, bool wc)
 /* Default config but these pairs, NULL-terminated. */
 void setup_opts(struct fx *f, unsigned int qd, bool wc, ...)
 {
-	struct wbt_config cfg;
+	struct wtc_config cfg;
 	const char *k, *v;
 	va_list ap;
 
-	wbt_config_default(&cfg);
+	wtc_config_default(&cfg);
 	va_start(ap, wc);
 	while ((k = va_arg(ap, const char *))) {
 		v = va_arg(ap, const char *);
@@ -85,22 +85,22 @@ void setup_opts(struct fx *f, unsigned int qd, bool wc, ...)
 void setup_paced(struct fx *f)
 {
 	DO(setup_opts(f, 32, true, "wc_policy", "delay", NULL));
-	wbt_map(&f->c, WBT_K_READ, NULL, &f->now);
+	wtc_map(&f->c, WTC_K_READ, NULL, &f->now);
 }
 
-/* A bio that cannot merge arrives; returns wbt_map()'s answer. */
-int map(struct fx *f, enum wbt_kind k)
+/* A bio that cannot merge arrives; returns wtc_map()'s answer. */
+int map(struct fx *f, enum wtc_kind k)
 {
-	return wbt_map(&f->c, k, NULL, &f->now);
+	return wtc_map(&f->c, k, NULL, &f->now);
 }
 
 bool go(int r)
 {
-	return r != WBT_HOLD;
+	return r != WTC_HOLD;
 }
 
 /* Map n unmergeable bios of kind k; how many went at once. */
-unsigned int map_n(struct fx *f, enum wbt_kind k, unsigned int n)
+unsigned int map_n(struct fx *f, enum wtc_kind k, unsigned int n)
 {
 	unsigned int i, went = 0;
 
@@ -109,37 +109,37 @@ unsigned int map_n(struct fx *f, enum wbt_kind k, unsigned int n)
 	return went;
 }
 
-bool done(struct fx *f, enum wbt_kind k)
+bool done(struct fx *f, enum wtc_kind k)
 {
-	return wbt_done(&f->c, k, WBT_NO_GROUP, &f->now);
+	return wtc_done(&f->c, k, WTC_NO_GROUP, &f->now);
 }
 
 /* Run the dispatcher once, with heads that cannot merge. */
 int dispatch(struct fx *f, u64 *wait_ns)
 {
-	struct wbt_io heads[WBT_NR_QUEUES];
+	struct wtc_io heads[WTC_NR_QUEUES];
 	unsigned int grp = 0;
 	u64 w;
 
 	memset(heads, 0, sizeof(heads));
 	if (!wait_ns)
 		wait_ns = &w;
-	return wbt_dispatch(&f->c, &f->now, heads, &grp, wait_ns);
+	return wtc_dispatch(&f->c, &f->now, heads, &grp, wait_ns);
 }
 
-unsigned int limit(struct fx *f, enum wbt_queue q)
+unsigned int limit(struct fx *f, enum wtc_queue q)
 {
-	return wbt_limit(&f->c, q, &f->now);
+	return wtc_limit(&f->c, q, &f->now);
 }
 
 /* The documented model: which in-flight counter a queue adds to. */
-enum wbt_counter counter_of(enum wbt_queue q)
+enum wtc_counter counter_of(enum wtc_queue q)
 {
-	if (q == WBT_Q_RECLAIM)
-		return WBT_C_RECLAIM;
-	if (q == WBT_Q_DISCARD)
-		return WBT_C_DISCARD;
-	return WBT_C_WB;
+	if (q == WTC_Q_RECLAIM)
+		return WTC_C_RECLAIM;
+	if (q == WTC_Q_DISCARD)
+		return WTC_C_DISCARD;
+	return WTC_C_WB;
 }
 
 u64 rng;

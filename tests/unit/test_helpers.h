@@ -5,7 +5,7 @@
  * file's tests[] and run by test_core.c; the first check that fails ends its
  * test. Output is "PASS name" or "FAIL name: file:line: what" per test, then
  * "N passed, N failed"; the exit status is 1 if any test failed. Time is
- * struct wbt_now.ns, advanced by hand; nothing here reads a real clock.
+ * struct wtc_now.ns, advanced by hand; nothing here reads a real clock.
  */
 #ifndef TEST_HELPERS_H
 #define TEST_HELPERS_H
@@ -70,25 +70,25 @@ extern const struct suite classify_suite, limits_suite, gate_suite,
 #define T0 (10000 * MS)	/* long after "boot": no read or gated bio yet */
 
 struct fx {
-	struct wbt_core c;
-	struct wbt_now now;
+	struct wtc_core c;
+	struct wtc_now now;
 };
 
-void opt(struct wbt_config *cfg, const char *key, const char *val);
-bool set_device(struct wbt_core *c, unsigned int qd, bool wc,
+void opt(struct wtc_config *cfg, const char *key, const char *val);
+bool set_device(struct wtc_core *c, unsigned int qd, bool wc,
 		unsigned int max_merge_sectors);
-void setup_cfg(struct fx *f, const struct wbt_config *cfg,
+void setup_cfg(struct fx *f, const struct wtc_config *cfg,
 	       unsigned int qd, bool wc);
 void setup(struct fx *f, unsigned int qd, bool wc);
 void setup_opts(struct fx *f, unsigned int qd, bool wc, ...);
 void setup_paced(struct fx *f);
-int map(struct fx *f, enum wbt_kind k);
+int map(struct fx *f, enum wtc_kind k);
 bool go(int r);
-unsigned int map_n(struct fx *f, enum wbt_kind k, unsigned int n);
-bool done(struct fx *f, enum wbt_kind k);
+unsigned int map_n(struct fx *f, enum wtc_kind k, unsigned int n);
+bool done(struct fx *f, enum wtc_kind k);
 int dispatch(struct fx *f, u64 *wait_ns);
-unsigned int limit(struct fx *f, enum wbt_queue q);
-enum wbt_counter counter_of(enum wbt_queue q);
+unsigned int limit(struct fx *f, enum wtc_queue q);
+enum wtc_counter counter_of(enum wtc_queue q);
 
 /* ---- PRNG (xorshift64*), seeded per test --------------------------------- */
 

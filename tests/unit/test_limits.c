@@ -12,7 +12,7 @@ struct depth_row { unsigned int qd; struct depth d[8]; };
 static void check_depth(struct fx *f, int step, const struct depth *d)
 {
 	f->c.scale_step = step;
-	wbt_update_limits(&f->c);
+	wtc_update_limits(&f->c);
 	CHECKF(f->c.max_depth == d->max && f->c.wb_normal == d->normal &&
 	       f->c.wb_background == d->bg && f->c.scaled_max == d->smax,
 	       "qd %u step %d: %u/%u/%u%s, want %u/%u/%u%s",
@@ -168,10 +168,10 @@ static void test_limit_reclaim_sync_max(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	CHECK_EQ(limit(&f, WBT_Q_RECLAIM), 16);
-	CHECK_EQ(limit(&f, WBT_Q_SYNC), 16);
-	map(&f, WBT_K_READ);		/* reads do not lower them */
-	CHECK_EQ(limit(&f, WBT_Q_SYNC), 16);
+	CHECK_EQ(limit(&f, WTC_Q_RECLAIM), 16);
+	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
+	map(&f, WTC_K_READ);		/* reads do not lower them */
+	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
 }
 
 static void test_limit_bg_background(void)
@@ -179,9 +179,9 @@ static void test_limit_bg_background(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	CHECK_EQ(limit(&f, WBT_Q_BG), 4);
-	map(&f, WBT_K_READ);
-	CHECK_EQ(limit(&f, WBT_Q_BG), 4);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+	map(&f, WTC_K_READ);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
 }
 
 static void test_limit_normal(void)
@@ -189,7 +189,7 @@ static void test_limit_normal(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
 }
 
 static void test_limit_normal_after_read_map(void)
@@ -197,12 +197,12 @@ static void test_limit_normal_after_read_map(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	map(&f, WBT_K_READ);
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 4);
+	map(&f, WTC_K_READ);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
 	f.now.ns += 100 * MS - 1;
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 4);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
 	f.now.ns += 1;
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
 }
 
 static void test_limit_normal_after_read_done(void)
@@ -210,15 +210,15 @@ static void test_limit_normal_after_read_done(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	map(&f, WBT_K_READ);
+	map(&f, WTC_K_READ);
 	f.now.ns += 500 * MS;
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
-	done(&f, WBT_K_READ);
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 4);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
+	done(&f, WTC_K_READ);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
 	f.now.ns += 99 * MS;
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 4);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
 	f.now.ns += 1 * MS;
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
 }
 
 /* Held normal writes see the lower limit while reads are around. */
@@ -227,17 +227,17 @@ static void test_limit_normal_read_holds_writes(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	map(&f, WBT_K_READ);
-	CHECK_EQ(map_n(&f, WBT_K_NORMAL, 6), 4);
+	map(&f, WTC_K_READ);
+	CHECK_EQ(map_n(&f, WTC_K_NORMAL, 6), 4);
 	f.now.ns += 100 * MS;
-	CHECK_EQ(map_n(&f, WBT_K_NORMAL, 1), 0);	/* FIFO behind two */
-	CHECK_EQ(dispatch(&f, NULL), WBT_Q_NORMAL);
+	CHECK_EQ(map_n(&f, WTC_K_NORMAL, 1), 0);	/* FIFO behind two */
+	CHECK_EQ(dispatch(&f, NULL), WTC_Q_NORMAL);
 }
 
 /*
  * KNOWN BUG: "reads recently" is reads only (header table, the field comment
- * of last_other_ns, upstream close_io()), but wbt_map()
- * and wbt_done() also stamp it for O_DIRECT writes, so every journal commit
+ * of last_other_ns, upstream close_io()), but wtc_map()
+ * and wtc_done() also stamp it for O_DIRECT writes, so every journal commit
  * (jbd2 writes are REQ_SYNC|REQ_IDLE) drops normal writeback to background.
  */
 static void test_limit_direct_write_is_not_a_read(void)
@@ -245,10 +245,10 @@ static void test_limit_direct_write_is_not_a_read(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	map(&f, WBT_K_DIRECT);
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
-	done(&f, WBT_K_DIRECT);
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
+	map(&f, WTC_K_DIRECT);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
+	done(&f, WTC_K_DIRECT);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
 }
 
 /* A waiting dirtier lifts writeback to max, but near reads only to normal. */
@@ -258,20 +258,20 @@ static void test_limit_dirty_wait_max(void)
 
 	DO(setup(&f, 32, false));
 	f.now.dirty_wait = true;
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 16);
-	CHECK_EQ(limit(&f, WBT_Q_BG), 16);
-	CHECK_EQ(limit(&f, WBT_Q_SYNC), 16);
-	CHECK_EQ(limit(&f, WBT_Q_RECLAIM), 16);
-	CHECK_EQ(limit(&f, WBT_Q_DISCARD), 4);	/* discard stays low */
-	map(&f, WBT_K_READ);			/* a reader is around */
-	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
-	CHECK_EQ(limit(&f, WBT_Q_BG), 8);
-	CHECK_EQ(limit(&f, WBT_Q_SYNC), 16);
-	CHECK_EQ(limit(&f, WBT_Q_RECLAIM), 16);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 16);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 16);
+	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
+	CHECK_EQ(limit(&f, WTC_Q_RECLAIM), 16);
+	CHECK_EQ(limit(&f, WTC_Q_DISCARD), 4);	/* discard stays low */
+	map(&f, WTC_K_READ);			/* a reader is around */
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 8);
+	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
+	CHECK_EQ(limit(&f, WTC_Q_RECLAIM), 16);
 	f.now.ns += 100 * MS;			/* ... and gone */
-	CHECK_EQ(limit(&f, WBT_Q_BG), 16);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 16);
 	f.now.dirty_wait = false;
-	CHECK_EQ(limit(&f, WBT_Q_BG), 4);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
 }
 
 static void test_limit_discard_background(void)
@@ -279,29 +279,29 @@ static void test_limit_discard_background(void)
 	struct fx f;
 
 	DO(setup(&f, 1023, true));
-	CHECK_EQ(limit(&f, WBT_Q_DISCARD), 4);
-	CHECK_EQ(map_n(&f, WBT_K_DISCARD, 6), 4);
-	CHECK_EQ(f.c.queued[WBT_Q_DISCARD], 2);
+	CHECK_EQ(limit(&f, WTC_Q_DISCARD), 4);
+	CHECK_EQ(map_n(&f, WTC_K_DISCARD, 6), 4);
+	CHECK_EQ(f.c.queued[WTC_Q_DISCARD], 2);
 	/* its own counter: writeback still has all its slots */
-	CHECK_EQ(map_n(&f, WBT_K_BG, 4), 4);
+	CHECK_EQ(map_n(&f, WTC_K_BG, 4), 4);
 }
 
 static void test_limit_disabled(void)
 {
-	struct wbt_config cfg;
+	struct wtc_config cfg;
 	struct fx f;
 	int q;
 
 	DO(setup_opts(&f, 32, false, "enable", "0", NULL));
-	for (q = 0; q < WBT_NR_QUEUES; q++)
+	for (q = 0; q < WTC_NR_QUEUES; q++)
 		CHECK_EQ(limit(&f, q), UINT_MAX);
-	CHECK_EQ(map_n(&f, WBT_K_BG, 100), 100);
-	CHECK_EQ(f.c.inflight[WBT_C_WB], 100);	/* still counted */
+	CHECK_EQ(map_n(&f, WTC_K_BG, 100), 100);
+	CHECK_EQ(f.c.inflight[WTC_C_WB], 100);	/* still counted */
 	cfg = f.c.cfg;
 	DO(opt(&cfg, "enable", "1"));
-	wbt_set_config(&f.c, &cfg);
-	CHECK_EQ(limit(&f, WBT_Q_BG), 4);
-	CHECK_EQ(map_n(&f, WBT_K_BG, 1), 0);
+	wtc_set_config(&f.c, &cfg);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+	CHECK_EQ(map_n(&f, WTC_K_BG, 1), 0);
 }
 
 static void test_limit_not_holding(void)
@@ -310,12 +310,12 @@ static void test_limit_not_holding(void)
 	int q;
 
 	DO(setup(&f, 32, false));
-	wbt_set_holding(&f.c, false);
-	for (q = 0; q < WBT_NR_QUEUES; q++)
+	wtc_set_holding(&f.c, false);
+	for (q = 0; q < WTC_NR_QUEUES; q++)
 		CHECK_EQ(limit(&f, q), UINT_MAX);
-	wbt_set_holding(&f.c, true);
-	CHECK_EQ(limit(&f, WBT_Q_BG), 4);
-	CHECK_EQ(limit(&f, WBT_Q_SYNC), 16);
+	wtc_set_holding(&f.c, true);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
 }
 
 /*
@@ -328,31 +328,31 @@ static void test_limit_not_holding(void)
  */
 static void test_time_going_back_is_recent(void)
 {
-	struct wbt_now early;
+	struct wtc_now early;
 	struct fx f;
 
 	DO(setup(&f, 32, false));
 	early = f.now;
 	f.now.ns += 1 * US;
-	map(&f, WBT_K_READ);			/* CPU B, later clock */
-	CHECK_EQ(wbt_limit(&f.c, WBT_Q_NORMAL, &early), 4);
+	map(&f, WTC_K_READ);			/* CPU B, later clock */
+	CHECK_EQ(wtc_limit(&f.c, WTC_Q_NORMAL, &early), 4);
 
 	DO(setup_paced(&f));
 	early = f.now;
 	f.now.ns += 1 * US;
-	CHECK(go(map(&f, WBT_K_BG)));
-	CHECK(!go(wbt_map(&f.c, WBT_K_BG, NULL, &early)));
+	CHECK(go(map(&f, WTC_K_BG)));
+	CHECK(!go(wtc_map(&f.c, WTC_K_BG, NULL, &early)));
 
 	DO(setup(&f, 32, false));
 	early = f.now;
 	f.now.ns += 1 * US;
-	CHECK(wbt_read_issue(&f.c, &f.now));
-	wbt_window(&f.c, &early);		/* the timer, earlier clock */
-	CHECK(f.c.last.verdict != WBT_LAT_EXCEEDED);
+	CHECK(wtc_read_issue(&f.c, &f.now));
+	wtc_window(&f.c, &early);		/* the timer, earlier clock */
+	CHECK(f.c.last.verdict != WTC_LAT_EXCEEDED);
 	CHECK_EQ(f.c.scale_step, 0);
 }
 
-/* ---- wbt_set_device ------------------------------------------------------ */
+/* ---- wtc_set_device ------------------------------------------------------ */
 
 static void test_set_device_same_is_noop(void)
 {
@@ -362,7 +362,7 @@ static void test_set_device_same_is_noop(void)
 	CHECK(!set_device(&f.c, 32, false, 0));
 	CHECK_EQ(f.c.max_depth, 16);
 	f.c.scale_step = 2;
-	wbt_update_limits(&f.c);
+	wtc_update_limits(&f.c);
 	CHECK(!set_device(&f.c, 32, false, 128));
 	CHECK_EQ(f.c.scale_step, 2);
 	CHECK_EQ(f.c.max_depth, 4);
@@ -374,17 +374,17 @@ static void test_set_device_depth_change(void)
 
 	DO(setup(&f, 64, false));
 	f.c.scale_step = -1;
-	wbt_update_limits(&f.c);
+	wtc_update_limits(&f.c);
 	CHECK_EQ(f.c.max_depth, 31);
 	CHECK(set_device(&f.c, 4, false, 0));
 	CHECK_EQ(f.c.scale_step, 0);
 	CHECK_EQ(f.c.max_depth, 4);
 	CHECK_EQ(f.c.wb_normal, 2);
 	CHECK_EQ(f.c.wb_background, 1);
-	CHECK_EQ(map_n(&f, WBT_K_BG, 2), 1);
+	CHECK_EQ(map_n(&f, WTC_K_BG, 2), 1);
 	CHECK(set_device(&f.c, 1023, false, 0));
 	CHECK_EQ(f.c.max_depth, 16);
-	CHECK_EQ(limit(&f, WBT_Q_BG), 4);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
 }
 
 static void test_set_device_wc_change(void)
@@ -393,16 +393,16 @@ static void test_set_device_wc_change(void)
 
 	DO(setup(&f, 32, false));
 	f.c.scale_step = 1;
-	wbt_update_limits(&f.c);
+	wtc_update_limits(&f.c);
 	CHECK(set_device(&f.c, 32, true, 0));
 	CHECK(f.c.wc);
 	CHECK_EQ(f.c.scale_step, 1);
 	CHECK_EQ(f.c.max_depth, 8);
 	/* now the drain rule applies: background 2 */
-	CHECK_EQ(map_n(&f, WBT_K_BG, 3), 2);
+	CHECK_EQ(map_n(&f, WTC_K_BG, 3), 2);
 	CHECK_EQ(dispatch(&f, NULL), -1);
-	CHECK(!done(&f, WBT_K_BG));
-	CHECK(done(&f, WBT_K_BG));
+	CHECK(!done(&f, WTC_K_BG));
+	CHECK(done(&f, WTC_K_BG));
 }
 
 static const struct test tests[] = {

@@ -5,9 +5,9 @@
 /* ---- property tests: random map/done/dispatch, as the glue drives them --- */
 
 struct sbio {
-	enum wbt_kind kind;
+	enum wtc_kind kind;
 	unsigned int grp;
-	struct wbt_io io;
+	struct wtc_io io;
 };
 
 struct sfifo {
@@ -20,7 +20,7 @@ struct sim {
 	const char *name;
 	unsigned int seed;
 	int step;
-	struct sfifo held[WBT_NR_QUEUES];
+	struct sfifo held[WTC_NR_QUEUES];
 	struct sbio *fly;
 	unsigned int nfly;
 	bool timer_on;
@@ -28,7 +28,7 @@ struct sim {
 	unsigned long long mapped, completed;
 	bool merge;		/* give writes a place, some contiguous */
 	bool strict;		/* limits constant: check them */
-	u64 next_sector[WBT_NR_QUEUES];
+	u64 next_sector[WTC_NR_QUEUES];
 	unsigned int cap;
 };
 
@@ -41,7 +41,7 @@ static void sim_free(struct sim *s)
 {
 	int q;
 
-	for (q = 0; q < WBT_NR_QUEUES; q++)
+	for (q = 0; q < WTC_NR_QUEUES; q++)
 		free(s->held[q].v);
 	free(s->fly);
 }
@@ -52,7 +52,7 @@ static bool sim_alloc(struct sim *s, unsigned int cap)
 
 	s->cap = cap;
 	s->fly = calloc(cap, sizeof(*s->fly));
-	for (q = 0; q < WBT_NR_QUEUES; q++) {
+	for (q = 0; q < WTC_NR_QUEUES; q++) {
 		s->held[q].v = calloc(cap, sizeof(struct sbio));
 		s->held[q].head = s->held[q].tail = 0;
 		if (!s->held[q].v)
@@ -64,10 +64,10 @@ static bool sim_alloc(struct sim *s, unsigned int cap)
 #define SIM_FMT "%s seed %u step %d: "
 #define SIM_ARG s->name, s->seed, s->step
 
-/* The glue's wt_pick(): let go whatever wbt_dispatch() names. */
+/* The glue's wt_pick(): let go whatever wtc_dispatch() names. */
 static void sim_dispatch(struct sim *s)
 {
-	struct wbt_io heads[WBT_NR_QUEUES];
+	struct wtc_io heads[WTC_NR_QUEUES];
 	unsigned int grp, guard;
 	struct sfifo *h;
 	u64 wait;
@@ -75,12 +75,12 @@ static void sim_dispatch(struct sim *s)
 
 	for (guard = 0; guard < 10 * s->cap; guard++) {
 		memset(heads, 0, sizeof(heads));
-		for (q = 0; q < WBT_NR_QUEUES; q++)
+		for (q = 0; q < WTC_NR_QUEUES; q++)
 			if (sf_len(&s->held[q]))
 				heads[q] = s->held[q].v[s->held[q].head].io;
 		grp = 0xdead;
 		wait = 0;
-		q = wbt_dispatch(&s->f.c, &s->f.now, heads, &grp, &wait);
+		q = wtc_dispatch(&s->f.c, &s->f.now, heads, &grp, &wait);
 		if (q < 0) {
 			if (wait && (!s->timer_on ||
 				     s->f.now.ns + wait < s->timer_ns)) {
@@ -90,7 +90,7 @@ static void sim_dispatch(struct sim *s)
 			return;
 		}
 		h = &s->held[q];
-		CHECKF(q < WBT_NR_QUEUES && sf_len(h),
+		CHECKF(q < WTC_NR_QUEUES && sf_len(h),
 		       SIM_FMT "dispatch named queue %d, nothing held there",
 		       SIM_ARG, q);
 		CHECKF(grp != 0xdead, SIM_FMT "dispatch gave no group",
@@ -101,13 +101,13 @@ static void sim_dispatch(struct sim *s)
 	FAIL(SIM_FMT "dispatcher never returned -1", SIM_ARG);
 }
 
-static enum wbt_kind sim_kind(void)
+static enum wtc_kind sim_kind(void)
 {
-	static const struct { enum wbt_kind k; unsigned int w; } mix[] = {
-		{ WBT_K_BG, 30 }, { WBT_K_NORMAL, 20 }, { WBT_K_SYNC, 10 },
-		{ WBT_K_RECLAIM, 8 }, { WBT_K_DISCARD, 12 },
-		{ WBT_K_READ, 10 }, { WBT_K_DIRECT, 5 }, { WBT_K_FLUSH, 3 },
-		{ WBT_K_OTHER, 2 },
+	static const struct { enum wtc_kind k; unsigned int w; } mix[] = {
+		{ WTC_K_BG, 30 }, { WTC_K_NORMAL, 20 }, { WTC_K_SYNC, 10 },
+		{ WTC_K_RECLAIM, 8 }, { WTC_K_DISCARD, 12 },
+		{ WTC_K_READ, 10 }, { WTC_K_DIRECT, 5 }, { WTC_K_FLUSH, 3 },
+		{ WTC_K_OTHER, 2 },
 	};
 	unsigned int r = rnd_below(100), i;
 
@@ -116,19 +116,19 @@ static enum wbt_kind sim_kind(void)
 			return mix[i].k;
 		r -= mix[i].w;
 	}
-	return WBT_K_BG;
+	return WTC_K_BG;
 }
 
 /* The glue's wt_map(). */
 static void sim_map(struct sim *s)
 {
 	struct sbio b = { .kind = sim_kind() };
-	enum wbt_queue q = wbt_kind_queue(b.kind);
-	const struct wbt_io *io = NULL;
+	enum wtc_queue q = wtc_kind_queue(b.kind);
+	const struct wtc_io *io = NULL;
 	struct sfifo *h;
 	int r;
 
-	if (s->merge && q != WBT_Q_NONE) {
+	if (s->merge && q != WTC_Q_NONE) {
 		if (rnd_below(10) < 7) {
 			b.io.sector = s->next_sector[q];
 		} else {
@@ -139,28 +139,28 @@ static void sim_map(struct sim *s)
 		io = &b.io;
 	}
 	/* Half the submitters may sleep; the others' writes are deferred. */
-	if (q != WBT_Q_NONE) {
+	if (q != WTC_Q_NONE) {
 		b.io.bytes = 4096;
-		b.io.mode = rnd_below(2) ? WBT_IO_SLEEP : WBT_IO_DEFER;
+		b.io.mode = rnd_below(2) ? WTC_IO_SLEEP : WTC_IO_DEFER;
 		io = &b.io;
 	}
 	s->mapped++;
-	r = wbt_map(&s->f.c, b.kind, io, &s->f.now);
-	b.io.deferred = r == WBT_HOLD;
-	if (r == WBT_WAIT)
-		r = WBT_HOLD;
-	if (r != WBT_HOLD) {
-		CHECKF(r >= 0 && (r == WBT_NO_GROUP || r < WBT_NR_GROUPS),
-		       SIM_FMT "wbt_map returned %d", SIM_ARG, r);
+	r = wtc_map(&s->f.c, b.kind, io, &s->f.now);
+	b.io.deferred = r == WTC_HOLD;
+	if (r == WTC_WAIT)
+		r = WTC_HOLD;
+	if (r != WTC_HOLD) {
+		CHECKF(r >= 0 && (r == WTC_NO_GROUP || r < WTC_NR_GROUPS),
+		       SIM_FMT "wtc_map returned %d", SIM_ARG, r);
 		b.grp = r;
 		s->fly[s->nfly++] = b;
 		return;
 	}
-	CHECKF(q != WBT_Q_NONE, SIM_FMT "%s held", SIM_ARG,
-	       wbt_kind_name(b.kind));
+	CHECKF(q != WTC_Q_NONE, SIM_FMT "%s held", SIM_ARG,
+	       wtc_kind_name(b.kind));
 	h = &s->held[q];
 	h->v[h->tail++] = b;
-	if (wbt_counter_idle(&s->f.c, q))
+	if (wtc_counter_idle(&s->f.c, q))
 		DO(sim_dispatch(s));
 }
 
@@ -171,7 +171,7 @@ static void sim_done(struct sim *s, unsigned int i)
 
 	s->fly[i] = s->fly[--s->nfly];
 	s->completed++;
-	if (wbt_done(&s->f.c, b.kind, b.grp, &s->f.now))
+	if (wtc_done(&s->f.c, b.kind, b.grp, &s->f.now))
 		DO(sim_dispatch(s));
 }
 
@@ -186,11 +186,11 @@ static void sim_timer(struct sim *s)
 /* Counters match what is in flight; limits hold when they are constant. */
 static void sim_check(struct sim *s)
 {
-	static bool seen[WBT_NR_GROUPS];
-	const struct wbt_core *c = &s->f.c;
-	unsigned int slots[WBT_NR_COUNTERS] = { 0 };
-	unsigned int qin[WBT_NR_QUEUES] = { 0 };
-	enum wbt_queue q;
+	static bool seen[WTC_NR_GROUPS];
+	const struct wtc_core *c = &s->f.c;
+	unsigned int slots[WTC_NR_COUNTERS] = { 0 };
+	unsigned int qin[WTC_NR_QUEUES] = { 0 };
+	enum wtc_queue q;
 	unsigned int i;
 	u64 bytes = 0;
 
@@ -198,10 +198,10 @@ static void sim_check(struct sim *s)
 	for (i = 0; i < s->nfly; i++) {
 		const struct sbio *b = &s->fly[i];
 
-		q = wbt_kind_queue(b->kind);
-		if (q == WBT_Q_NONE)
+		q = wtc_kind_queue(b->kind);
+		if (q == WTC_Q_NONE)
 			continue;
-		if (b->grp != WBT_NO_GROUP) {
+		if (b->grp != WTC_NO_GROUP) {
 			if (seen[b->grp])
 				continue;
 			seen[b->grp] = true;
@@ -209,43 +209,43 @@ static void sim_check(struct sim *s)
 		slots[counter_of(q)]++;
 		qin[q]++;
 	}
-	for (i = 0; i < WBT_NR_COUNTERS; i++)
+	for (i = 0; i < WTC_NR_COUNTERS; i++)
 		CHECKF(c->inflight[i] == slots[i],
 		       SIM_FMT "counter %u is %u, %u requests in flight",
 		       SIM_ARG, i, c->inflight[i], slots[i]);
-	for (q = 0; q < WBT_NR_QUEUES; q++) {
+	for (q = 0; q < WTC_NR_QUEUES; q++) {
 		const struct sfifo *h = &s->held[q];
 		unsigned int nd = 0;
 
 		for (i = h->head; i < h->tail; i++)
 			nd += h->v[i].io.deferred;
 		CHECKF(c->deferred[q] == nd, SIM_FMT "%s deferred %u, %u held",
-		       SIM_ARG, wbt_queue_name(q), c->deferred[q], nd);
+		       SIM_ARG, wtc_queue_name(q), c->deferred[q], nd);
 		bytes += (u64)nd * 4096;
 		CHECKF(c->queued[q] == sf_len(&s->held[q]),
 		       SIM_FMT "%s queued %u, %u held", SIM_ARG,
-		       wbt_queue_name(q), c->queued[q], sf_len(&s->held[q]));
+		       wtc_queue_name(q), c->queued[q], sf_len(&s->held[q]));
 		CHECKF(c->q_inflight[q] == qin[q],
 		       SIM_FMT "%s_inflight %u, %u in flight", SIM_ARG,
-		       wbt_queue_name(q), c->q_inflight[q], qin[q]);
+		       wtc_queue_name(q), c->q_inflight[q], qin[q]);
 	}
 	CHECKF(c->deferred_bytes == bytes, SIM_FMT "deferred_bytes %llu, %llu held",
 	       SIM_ARG, (unsigned long long)c->deferred_bytes,
 	       (unsigned long long)bytes);
 	if (!s->strict)
 		return;
-	CHECKF(c->stats.hwm[WBT_Q_BG] <= c->wb_background,
+	CHECKF(c->stats.hwm[WTC_Q_BG] <= c->wb_background,
 	       SIM_FMT "bg hwm %u > background %u", SIM_ARG,
-	       c->stats.hwm[WBT_Q_BG], c->wb_background);
-	CHECKF(c->stats.hwm[WBT_Q_NORMAL] <= c->wb_normal,
+	       c->stats.hwm[WTC_Q_BG], c->wb_background);
+	CHECKF(c->stats.hwm[WTC_Q_NORMAL] <= c->wb_normal,
 	       SIM_FMT "normal hwm %u > normal %u", SIM_ARG,
-	       c->stats.hwm[WBT_Q_NORMAL], c->wb_normal);
-	CHECKF(c->inflight[WBT_C_WB] <= c->max_depth &&
-	       c->inflight[WBT_C_RECLAIM] <= c->max_depth &&
-	       c->inflight[WBT_C_DISCARD] <= c->wb_background,
+	       c->stats.hwm[WTC_Q_NORMAL], c->wb_normal);
+	CHECKF(c->inflight[WTC_C_WB] <= c->max_depth &&
+	       c->inflight[WTC_C_RECLAIM] <= c->max_depth &&
+	       c->inflight[WTC_C_DISCARD] <= c->wb_background,
 	       SIM_FMT "in flight %u/%u/%u over %u/%u", SIM_ARG,
-	       c->inflight[WBT_C_RECLAIM], c->inflight[WBT_C_WB],
-	       c->inflight[WBT_C_DISCARD], c->max_depth, c->wb_background);
+	       c->inflight[WTC_C_RECLAIM], c->inflight[WTC_C_WB],
+	       c->inflight[WTC_C_DISCARD], c->max_depth, c->wb_background);
 }
 
 /* Complete everything; held bios must all get out. */
@@ -255,7 +255,7 @@ static void sim_drain(struct sim *s, bool flip_dirty)
 
 	for (s->step = 0; s->step < 100 * (int)s->cap; s->step++) {
 		held = 0;
-		for (q = 0; q < WBT_NR_QUEUES; q++)
+		for (q = 0; q < WTC_NR_QUEUES; q++)
 			held += sf_len(&s->held[q]);
 		if (flip_dirty && !rnd_below(20))
 			s->f.now.dirty_wait = !s->f.now.dirty_wait;
@@ -266,9 +266,9 @@ static void sim_drain(struct sim *s, bool flip_dirty)
 			CHECKF(s->timer_on, SIM_FMT "drain: stuck: %u held "
 			       "(bg %u normal %u discard %u), nothing in "
 			       "flight, no timer; dirty_wait %d", SIM_ARG,
-			       held, s->f.c.queued[WBT_Q_BG],
-			       s->f.c.queued[WBT_Q_NORMAL],
-			       s->f.c.queued[WBT_Q_DISCARD],
+			       held, s->f.c.queued[WTC_Q_BG],
+			       s->f.c.queued[WTC_Q_NORMAL],
+			       s->f.c.queued[WTC_Q_DISCARD],
 			       s->f.now.dirty_wait);
 			if (s->f.now.ns < s->timer_ns)
 				s->f.now.ns = s->timer_ns;
@@ -279,7 +279,7 @@ static void sim_drain(struct sim *s, bool flip_dirty)
 		DO(sim_check(s));
 	}
 	CHECKF(!s->nfly, SIM_FMT "drain did not finish", SIM_ARG);
-	CHECKF(wbt_idle(&s->f.c), SIM_FMT "not idle after drain", SIM_ARG);
+	CHECKF(wtc_idle(&s->f.c), SIM_FMT "not idle after drain", SIM_ARG);
 	CHECKF(s->mapped == s->completed, SIM_FMT "mapped %llu, completed %llu",
 	       SIM_ARG, s->mapped, s->completed);
 }
@@ -314,7 +314,7 @@ static void run_sim(const struct sim_cfg *sc, unsigned int seed, bool merge,
 		    bool chaos)
 {
 	struct sim *s = calloc(1, sizeof(*s));
-	struct wbt_config cfg;
+	struct wtc_config cfg;
 	unsigned int r;
 
 	CHECK(s);
@@ -328,7 +328,7 @@ static void run_sim(const struct sim_cfg *sc, unsigned int seed, bool merge,
 	s->seed = seed;
 	s->merge = merge;
 	s->strict = !chaos;
-	wbt_config_default(&cfg);
+	wtc_config_default(&cfg);
 	opt(&cfg, "depth", "8");		/* max 8, normal 4, bg 2 */
 	opt(&cfg, "wc_policy", sc->policy);
 	opt(&cfg, "cache_delay_us", "1000");
@@ -350,9 +350,9 @@ static void run_sim(const struct sim_cfg *sc, unsigned int seed, bool merge,
 			if (!rnd_below(20))
 				s->f.now.dirty_wait = !s->f.now.dirty_wait;
 			if (!rnd_below(500)) {	/* suspend and resume */
-				wbt_set_holding(&s->f.c, false);
+				wtc_set_holding(&s->f.c, false);
 				sim_dispatch(s);
-				wbt_set_holding(&s->f.c, true);
+				wtc_set_holding(&s->f.c, true);
 			}
 			if (!rnd_below(500))
 				set_device(&s->f.c, 32, !s->f.c.wc,

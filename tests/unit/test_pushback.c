@@ -5,18 +5,18 @@
 /* ---- push-back and the bounded backlog ----------------------------------- */
 
 /* A write of 4 KiB that cannot merge, held as mode says, seen at f->now. */
-static int map_mode(struct fx *f, enum wbt_kind k, unsigned int mode)
+static int map_mode(struct fx *f, enum wtc_kind k, unsigned int mode)
 {
-	struct wbt_io io = { .bytes = 4096, .mode = mode };
+	struct wtc_io io = { .bytes = 4096, .mode = mode };
 
-	return wbt_map(&f->c, k, &io, &f->now);
+	return wtc_map(&f->c, k, &io, &f->now);
 }
 
-/* The head of queue q for wbt_dispatch(): held since, deferred or not. */
-static int dispatch_heads(struct fx *f, enum wbt_queue q, u64 since,
+/* The head of queue q for wtc_dispatch(): held since, deferred or not. */
+static int dispatch_heads(struct fx *f, enum wtc_queue q, u64 since,
 			  bool deferred, u64 *wait_ns)
 {
-	struct wbt_io heads[WBT_NR_QUEUES];
+	struct wtc_io heads[WTC_NR_QUEUES];
 	unsigned int grp = 0;
 	u64 w;
 
@@ -24,14 +24,14 @@ static int dispatch_heads(struct fx *f, enum wbt_queue q, u64 since,
 	heads[q].bytes = 4096;
 	heads[q].since_ns = since;
 	heads[q].deferred = deferred;
-	return wbt_dispatch(&f->c, &f->now, heads, &grp, wait_ns ? wait_ns : &w);
+	return wtc_dispatch(&f->c, &f->now, heads, &grp, wait_ns ? wait_ns : &w);
 }
 
 /* Fill the background limit (4 of 16 on qd 32). */
 static void fill_bg(struct fx *f)
 {
 	DO(setup(f, 32, false));
-	CHECK_EQ(map_n(f, WBT_K_BG, 4), 4);
+	CHECK_EQ(map_n(f, WTC_K_BG, 4), 4);
 }
 
 static void test_pushback_submitter_waits(void)
@@ -39,17 +39,17 @@ static void test_pushback_submitter_waits(void)
 	struct fx f;
 
 	DO(fill_bg(&f));
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
-	CHECK_EQ(f.c.queued[WBT_Q_BG], 1);
-	CHECK_EQ(f.c.deferred[WBT_Q_BG], 0);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_SLEEP), WTC_WAIT);
+	CHECK_EQ(f.c.queued[WTC_Q_BG], 1);
+	CHECK_EQ(f.c.deferred[WTC_Q_BG], 0);
 	CHECK_EQ(f.c.deferred_bytes, 0);
 	CHECK_EQ(f.c.stats.slept, 1);
 	/* ... and gets the slot the next completion frees */
-	CHECK(done(&f, WBT_K_BG));
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, NULL), WBT_Q_BG);
-	CHECK_EQ(f.c.queued[WBT_Q_BG], 0);
-	CHECK_EQ(f.c.inflight[WBT_C_WB], 4);
-	CHECK_EQ(f.c.stats.throttled[WBT_Q_BG], 1);
+	CHECK(done(&f, WTC_K_BG));
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0, false, NULL), WTC_Q_BG);
+	CHECK_EQ(f.c.queued[WTC_Q_BG], 0);
+	CHECK_EQ(f.c.inflight[WTC_C_WB], 4);
+	CHECK_EQ(f.c.stats.throttled[WTC_Q_BG], 1);
 }
 
 /* A submitter that may not sleep is deferred; push_back 0 defers all. */
@@ -58,20 +58,20 @@ static void test_pushback_defer_when_unsafe(void)
 	struct fx f;
 
 	DO(fill_bg(&f));
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
-	CHECK_EQ(f.c.deferred[WBT_Q_BG], 1);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_DEFER), WTC_HOLD);
+	CHECK_EQ(f.c.deferred[WTC_Q_BG], 1);
 	CHECK_EQ(f.c.deferred_bytes, 4096);
 	CHECK_EQ(f.c.stats.deferred_bytes_max, 4096);
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, true, NULL), -1);
-	done(&f, WBT_K_BG);
-	done(&f, WBT_K_BG);
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, true, NULL), WBT_Q_BG);
-	CHECK_EQ(f.c.deferred[WBT_Q_BG], 0);
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0, true, NULL), -1);
+	done(&f, WTC_K_BG);
+	done(&f, WTC_K_BG);
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0, true, NULL), WTC_Q_BG);
+	CHECK_EQ(f.c.deferred[WTC_Q_BG], 0);
 	CHECK_EQ(f.c.deferred_bytes, 0);
 
 	DO(setup_opts(&f, 32, false, "push_back", "0", NULL));
-	CHECK_EQ(map_n(&f, WBT_K_BG, 4), 4);
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_HOLD);
+	CHECK_EQ(map_n(&f, WTC_K_BG, 4), 4);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_SLEEP), WTC_HOLD);
 	CHECK_EQ(f.c.stats.slept, 0);
 }
 
@@ -81,20 +81,20 @@ static void test_nowait_refused_not_held(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	CHECK(map_mode(&f, WBT_K_BG, WBT_IO_NOWAIT) >= 0);
-	CHECK_EQ(map_n(&f, WBT_K_BG, 3), 3);
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_NOWAIT | WBT_IO_SLEEP),
-		 WBT_AGAIN);
-	CHECK_EQ(f.c.queued[WBT_Q_BG], 0);
-	CHECK_EQ(f.c.inflight[WBT_C_WB], 4);
+	CHECK(map_mode(&f, WTC_K_BG, WTC_IO_NOWAIT) >= 0);
+	CHECK_EQ(map_n(&f, WTC_K_BG, 3), 3);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_NOWAIT | WTC_IO_SLEEP),
+		 WTC_AGAIN);
+	CHECK_EQ(f.c.queued[WTC_Q_BG], 0);
+	CHECK_EQ(f.c.inflight[WTC_C_WB], 4);
 	CHECK_EQ(f.c.stats.again, 1);
 	/* behind a held write it is refused too: it may not overtake */
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
-	done(&f, WBT_K_BG);
-	done(&f, WBT_K_BG);
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_NOWAIT), WBT_AGAIN);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_SLEEP), WTC_WAIT);
+	done(&f, WTC_K_BG);
+	done(&f, WTC_K_BG);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_NOWAIT), WTC_AGAIN);
 	/* untracked I/O is never refused */
-	CHECK(map_mode(&f, WBT_K_DIRECT, WBT_IO_NOWAIT) >= 0);
+	CHECK(map_mode(&f, WTC_K_DIRECT, WTC_IO_NOWAIT) >= 0);
 }
 
 /* When deferring would pass backlog_kb, the write goes at once. */
@@ -103,20 +103,20 @@ static void test_backlog_bytes_bound(void)
 	struct fx f;
 
 	DO(setup_opts(&f, 32, false, "backlog_kb", "8", NULL));
-	CHECK_EQ(map_n(&f, WBT_K_BG, 4), 4);
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(map_n(&f, WTC_K_BG, 4), 4);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_DEFER), WTC_HOLD);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_DEFER), WTC_HOLD);
 	CHECK_EQ(f.c.deferred_bytes, 8192);
-	CHECK(map_mode(&f, WBT_K_BG, WBT_IO_DEFER) >= 0);
+	CHECK(map_mode(&f, WTC_K_BG, WTC_IO_DEFER) >= 0);
 	CHECK_EQ(f.c.stats.overflow, 1);
 	CHECK_EQ(f.c.deferred_bytes, 8192);
-	CHECK_EQ(f.c.inflight[WBT_C_WB], 5);
+	CHECK_EQ(f.c.inflight[WTC_C_WB], 5);
 	/* a submitter that may sleep still waits: the bound is on bytes held */
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_SLEEP), WTC_WAIT);
 
 	DO(setup_opts(&f, 32, false, "backlog_kb", "0", NULL));
-	CHECK_EQ(map_n(&f, WBT_K_BG, 4), 4);
-	CHECK(map_mode(&f, WBT_K_BG, WBT_IO_DEFER) >= 0);
+	CHECK_EQ(map_n(&f, WTC_K_BG, 4), 4);
+	CHECK(map_mode(&f, WTC_K_BG, WTC_IO_DEFER) >= 0);
 	CHECK_EQ(f.c.stats.deferred, 0);
 }
 
@@ -127,13 +127,13 @@ static void test_backlog_age_goes_over_limit(void)
 	u64 wait = 0;
 
 	DO(fill_bg(&f));
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_DEFER), WTC_HOLD);
 	f.now.ns += 300 * MS;
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, true, &wait), -1);
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0, true, &wait), -1);
 	CHECK_EQ(wait, 200 * MS);		/* call again when it ages */
 	f.now.ns += 200 * MS;
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, true, &wait), WBT_Q_BG);
-	CHECK_EQ(f.c.inflight[WBT_C_WB], 5);	/* over the limit of 4 */
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0, true, &wait), WTC_Q_BG);
+	CHECK_EQ(f.c.inflight[WTC_C_WB], 5);	/* over the limit of 4 */
 	CHECK_EQ(f.c.stats.aged, 1);
 	CHECK_EQ(f.c.stats.deferred_max_ns, 500 * MS);
 	CHECK_EQ(f.c.stats.held_max_ns, 500 * MS);
@@ -150,22 +150,22 @@ static void test_overtaken_promoted(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	CHECK_EQ(map_n(&f, WBT_K_SYNC, 16), 16);
+	CHECK_EQ(map_n(&f, WTC_K_SYNC, 16), 16);
 	f.now.ns += 1 * MS;
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
-	done(&f, WBT_K_SYNC);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_SLEEP), WTC_WAIT);
+	done(&f, WTC_K_SYNC);
 	/* 15 in flight: under max, over background: not yet */
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, f.now.ns, false, NULL), -1);
-	CHECK(!wbt_overtook(&f.c, WBT_Q_BG));
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, f.now.ns, false, NULL), -1);
+	CHECK(!wtc_overtook(&f.c, WTC_Q_BG));
 	f.now.ns += 1 * MS;
-	CHECK(go(map(&f, WBT_K_SYNC)));		/* overtakes it */
-	CHECK(wbt_overtook(&f.c, WBT_Q_SYNC));
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL), -1);
+	CHECK(go(map(&f, WTC_K_SYNC)));		/* overtakes it */
+	CHECK(wtc_overtook(&f.c, WTC_Q_SYNC));
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0 + 1 * MS, false, NULL), -1);
 	/* a slot below max: the completion says "look", gate or not */
-	CHECK(done(&f, WBT_K_SYNC));
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL),
-		 WBT_Q_BG);
-	CHECK_EQ(f.c.inflight[WBT_C_WB], 16);
+	CHECK(done(&f, WTC_K_SYNC));
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0 + 1 * MS, false, NULL),
+		 WTC_Q_BG);
+	CHECK_EQ(f.c.inflight[WTC_C_WB], 16);
 	CHECK_EQ(f.c.stats.promoted, 1);
 	CHECK_EQ(f.c.stats.aged, 0);
 }
@@ -177,25 +177,25 @@ static void test_overtaken_one_each(void)
 
 	DO(fill_bg(&f));
 	f.now.ns += 1 * MS;
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
-	CHECK(go(map(&f, WBT_K_SYNC)));
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, true, NULL),
-		 WBT_Q_BG);
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, true, NULL), -1);
-	CHECK_EQ(f.c.queued[WBT_Q_BG], 2);
-	CHECK(go(map(&f, WBT_K_SYNC)));
-	CHECK(go(map(&f, WBT_K_SYNC)));
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, true, NULL),
-		 WBT_Q_BG);
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, true, NULL),
-		 WBT_Q_BG);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_DEFER), WTC_HOLD);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_DEFER), WTC_HOLD);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_DEFER), WTC_HOLD);
+	CHECK(go(map(&f, WTC_K_SYNC)));
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0 + 1 * MS, true, NULL),
+		 WTC_Q_BG);
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0 + 1 * MS, true, NULL), -1);
+	CHECK_EQ(f.c.queued[WTC_Q_BG], 2);
+	CHECK(go(map(&f, WTC_K_SYNC)));
+	CHECK(go(map(&f, WTC_K_SYNC)));
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0 + 1 * MS, true, NULL),
+		 WTC_Q_BG);
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0 + 1 * MS, true, NULL),
+		 WTC_Q_BG);
 	CHECK_EQ(f.c.stats.promoted, 3);
 	/* nobody held: no credit is kept for later writes */
-	CHECK(go(map(&f, WBT_K_SYNC)));
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, f.now.ns, true, NULL), -1);
+	CHECK(go(map(&f, WTC_K_SYNC)));
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_DEFER), WTC_HOLD);
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, f.now.ns, true, NULL), -1);
 }
 
 /* Without a sync write overtaking, only its age promotes a held write. */
@@ -204,15 +204,15 @@ static void test_aging_no_starvation(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	CHECK_EQ(map_n(&f, WBT_K_NORMAL, 8), 8);
+	CHECK_EQ(map_n(&f, WTC_K_NORMAL, 8), 8);
 	f.now.ns += 1 * MS;
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_SLEEP), WTC_WAIT);
 	f.now.ns += 499 * MS;			/* held 499 ms */
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL), -1);
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0 + 1 * MS, false, NULL), -1);
 	f.now.ns += 1 * MS;			/* held 500 ms */
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL),
-		 WBT_Q_BG);
-	CHECK_EQ(f.c.inflight[WBT_C_WB], 9);	/* over background, under max */
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0 + 1 * MS, false, NULL),
+		 WTC_Q_BG);
+	CHECK_EQ(f.c.inflight[WTC_C_WB], 9);	/* over background, under max */
 	CHECK_EQ(f.c.stats.aged, 1);
 }
 
@@ -224,13 +224,13 @@ static void test_aging_beats_pace(void)
 
 	DO(setup_paced(&f));
 	DO(opt(&f.c.cfg, "cache_delay_us", "1000000"));
-	CHECK(go(map(&f, WBT_K_BG)));
-	CHECK(!done(&f, WBT_K_BG));
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, &wait), -1);
+	CHECK(go(map(&f, WTC_K_BG)));
+	CHECK(!done(&f, WTC_K_BG));
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_SLEEP), WTC_WAIT);
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0, false, &wait), -1);
 	CHECK_EQ(wait, 500 * MS);		/* the age comes before the pace */
 	f.now.ns += 500 * MS;
-	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, &wait), WBT_Q_BG);
+	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0, false, &wait), WTC_Q_BG);
 }
 
 /* Status: what is held now, and the backlog counters. */
@@ -240,9 +240,9 @@ static void test_status_held_fields(void)
 	struct fx f;
 
 	DO(fill_bg(&f));
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
-	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
-	CHECK(wbt_format_status(&f.c, 1234 * US, buf, sizeof(buf)) > 0);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_SLEEP), WTC_WAIT);
+	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_DEFER), WTC_HOLD);
+	CHECK(wtc_format_status(&f.c, 1234 * US, buf, sizeof(buf)) > 0);
 	CHECK_STR(status_val(buf, "bg_queued", v, sizeof(v)), "2");
 	CHECK_STR(status_val(buf, "waiting", v, sizeof(v)), "1");
 	CHECK_STR(status_val(buf, "deferred", v, sizeof(v)), "1");

@@ -6,7 +6,7 @@
 
 static int fmt_status(const void *c, char *buf, size_t len)
 {
-	return wbt_format_status(c, 0, buf, len);
+	return wtc_format_status(c, 0, buf, len);
 }
 
 static void test_status_no_overrun(void)
@@ -14,7 +14,7 @@ static void test_status_no_overrun(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	map_n(&f, WBT_K_BG, 6);
+	map_n(&f, WTC_K_BG, 6);
 	DO(check_no_overrun(fmt_status, &f.c, "status"));
 }
 
@@ -29,12 +29,12 @@ static void test_status_values(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	map(&f, WBT_K_READ);
+	map(&f, WTC_K_READ);
 	f.now.ns += 200 * MS;
-	map_n(&f, WBT_K_BG, 6);
-	wbt_note_held(&f.c, 1000, false);
-	wbt_note_held(&f.c, 500, false);
-	CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
+	map_n(&f, WTC_K_BG, 6);
+	wtc_note_held(&f.c, 1000, false);
+	wtc_note_held(&f.c, 500, false);
+	CHECK(wtc_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
 	CHECK_FIELD(buf, "enabled", "1");
 	CHECK_FIELD(buf, "holding", "1");
 	CHECK_FIELD(buf, "qd", "32");
@@ -77,7 +77,7 @@ static void test_status_field_order(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
+	CHECK(wtc_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
 #define WANT(...) snprintf(want[n++], sizeof(want[0]), __VA_ARGS__)
 	WANT("enabled"); WANT("holding"); WANT("qd"); WANT("wc");
 	WANT("wc_policy"); WANT("depth_mode"); WANT("max"); WANT("normal");
@@ -112,9 +112,9 @@ static void test_note_held(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	wbt_note_held(&f.c, 300, false);
-	wbt_note_held(&f.c, 700, false);
-	wbt_note_held(&f.c, 100, false);
+	wtc_note_held(&f.c, 300, false);
+	wtc_note_held(&f.c, 700, false);
+	wtc_note_held(&f.c, 100, false);
 	CHECK_EQ(f.c.stats.held_ns, 1100);
 	CHECK_EQ(f.c.stats.held_max_ns, 700);
 }
