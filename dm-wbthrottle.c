@@ -411,10 +411,10 @@ static void wt_window_fn(struct timer_list *t)
 	spin_lock_irqsave(&wt->lock, flags);
 	wt_refresh_device(wt);
 	wt_fold(wt);
-	step = wt->core.scale_step;
+	step = wtc_step(&wt->core);
 	again = wtc_window(&wt->core, &now);
-	moved = step != wt->core.scale_step;
-	win = wt->core.cur_win_ns;
+	moved = step != wtc_step(&wt->core);
+	win = wtc_window_ns(&wt->core);
 	trace_wbthrottle_stat(wt->devt, &wt->core);
 	if (moved)
 		trace_wbthrottle_step(wt->devt, &wt->core);
@@ -848,7 +848,7 @@ static void wt_status(struct dm_target *ti, status_type_t type,
 		return;
 	}
 	spin_lock_irqsave(&wt->lock, flags);
-	cfg = wt->core.cfg;
+	cfg = *wtc_get_config(&wt->core);
 	if (type == STATUSTYPE_INFO) {
 		wt_fold(wt);
 		wtc_format_status(&wt->core, wt_oldest_ns(wt), buf,
@@ -892,7 +892,7 @@ static int wt_message(struct dm_target *ti, unsigned int argc, char **argv,
 	int r = -EINVAL;
 
 	spin_lock_irqsave(&wt->lock, flags);
-	cfg = wt->core.cfg;
+	cfg = *wtc_get_config(&wt->core);
 	if (argc == 2 && !wtc_config_set(&cfg, argv[0], argv[1], &err)) {
 		wtc_set_config(&wt->core, &cfg);
 		r = 0;

@@ -61,14 +61,14 @@ TRACE_EVENT(wbthrottle_stat,
 	),
 	TP_fast_assign(
 		__entry->dev = dev;
-		__entry->nr_read = c->last.nr_read;
-		__entry->nr_write = c->last.nr_write;
-		__entry->min_ns = c->last.min_ns;
-		__entry->p50_ns = c->last.p50_ns;
-		__entry->p99_ns = c->last.p99_ns;
-		__entry->metric_ns = c->last.metric_ns;
-		__entry->target_ns = c->lat_target_ns;
-		__entry->verdict = c->last.verdict;
+		__entry->nr_read = c->ctl.last.nr_read;
+		__entry->nr_write = c->ctl.last.nr_write;
+		__entry->min_ns = c->ctl.last.min_ns;
+		__entry->p50_ns = c->ctl.last.p50_ns;
+		__entry->p99_ns = c->ctl.last.p99_ns;
+		__entry->metric_ns = c->ctl.last.metric_ns;
+		__entry->target_ns = c->ctl.lat_target_ns;
+		__entry->verdict = c->ctl.last.verdict;
 	),
 	TP_printk("%d:%d reads=%u writes=%u min=%llu p50=%llu p99=%llu metric=%llu target=%llu verdict=%s",
 		  MAJOR(__entry->dev), MINOR(__entry->dev),
@@ -92,12 +92,12 @@ TRACE_EVENT(wbthrottle_step,
 	),
 	TP_fast_assign(
 		__entry->dev = dev;
-		__entry->step = c->scale_step;
-		__entry->max = c->max_depth;
-		__entry->normal = c->wb_normal;
-		__entry->background = c->wb_background;
-		__entry->window_ns = c->cur_win_ns;
-		__entry->verdict = c->last.verdict;
+		__entry->step = c->lim.scale_step;
+		__entry->max = c->lim.max_depth;
+		__entry->normal = c->lim.wb_normal;
+		__entry->background = c->lim.wb_background;
+		__entry->window_ns = c->ctl.cur_win_ns;
+		__entry->verdict = c->ctl.last.verdict;
 	),
 	TP_printk("%d:%d step=%d max=%u normal=%u background=%u window=%lluns after=%s",
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->step,

@@ -121,15 +121,15 @@ static bool queue_gated(enum wtc_queue q)
 /* Upstream's rq_depth_calc_max_depth(), on our own fields. */
 static unsigned int calc_step_depth(struct wtc_core *c)
 {
-	unsigned int qd = c->queue_depth ? c->queue_depth : 1;
+	unsigned int qd = c->dev.queue_depth ? c->dev.queue_depth : 1;
 	unsigned int depth, maxd;
-	int step = c->scale_step;
+	int step = c->lim.scale_step;
 
-	c->scaled_max = false;
+	c->lim.scaled_max = false;
 	if (qd == 1) {
 		if (step > 0)
 			return 1;
-		c->scaled_max = true;
+		c->lim.scaled_max = true;
 		return 2;
 	}
 	depth = qd < WTC_DEF_DEPTH ? qd : WTC_DEF_DEPTH;
@@ -145,7 +145,7 @@ static unsigned int calc_step_depth(struct wtc_core *c)
 	else
 		depth = UINT_MAX;	/* far past the cap */
 	if (depth > maxd) {
-		c->scaled_max = true;
+		c->lim.scaled_max = true;
 		depth = maxd;
 	}
 	return depth;
@@ -155,33 +155,33 @@ void wtc_update_limits(struct wtc_core *c)
 {
 	u64 max;
 
-	c->step_depth = calc_step_depth(c);
+	c->lim.step_depth = calc_step_depth(c);
 	if (c->cfg.depth) {
 		max = c->cfg.depth;
-		c->scaled_max = true;
+		c->lim.scaled_max = true;
 	} else {
-		max = (u64)c->step_depth * c->cfg.wb_percent / 100;
+		max = (u64)c->lim.step_depth * c->cfg.wb_percent / 100;
 		if (max > WTC_MAX_DEPTH)
 			max = WTC_MAX_DEPTH;
 	}
 	if (max < 1)
 		max = 1;
-	c->max_depth = max;
+	c->lim.max_depth = max;
 	if (max <= 2) {
-		c->wb_normal = max;
-		c->wb_background = 1;
+		c->lim.wb_normal = max;
+		c->lim.wb_background = 1;
 	} else {
-		c->wb_normal = (max + 1) / 2;
-		c->wb_background = (max + 3) / 4;
+		c->lim.wb_normal = (max + 1) / 2;
+		c->lim.wb_background = (max + 3) / 4;
 	}
 	/* New limits: let the dispatcher look again. */
-	c->open[WTC_C_WB] = true;
-	c->open[WTC_C_DISCARD] = true;
+	c->acct.open[WTC_C_WB] = true;
+	c->acct.open[WTC_C_DISCARD] = true;
 }
 
 static bool throttling(const struct wtc_core *c)
 {
-	return c->cfg.enabled && c->holding;
+	return c->cfg.enabled && c->acct.holding;
 }
 
 /*
@@ -191,7 +191,7 @@ static bool throttling(const struct wtc_core *c)
 bool wtc_overtook(const struct wtc_core *c, enum wtc_queue q)
 {
 	return q == WTC_Q_SYNC &&
-	       (c->queued[WTC_Q_NORMAL] || c->queued[WTC_Q_BG]);
+	       (c->acct.queued[WTC_Q_NORMAL] || c->acct.queued[WTC_Q_BG]);
 }
 
 /* Does the core hold writes back at all (enabled, not suspending)? */
@@ -208,7 +208,7 @@ static u64 elapsed(const struct wtc_now *now, u64 stamp)
 
 static bool close_io(const struct wtc_core *c, const struct wtc_now *now)
 {
-	return elapsed(now, WTC_READ_ONCE(c->last_other_ns)) < WTC_CLOSE_IO_NSEC;
+	return elapsed(now, WTC_READ_ONCE(c->acct.last_other_ns)) < WTC_CLOSE_IO_NSEC;
 }
 
 unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
@@ -219,9 +219,9 @@ unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
 	switch (q) {
 	case WTC_Q_RECLAIM:
 	case WTC_Q_SYNC:
-		return c->max_depth;
+		return c->lim.max_depth;
 	case WTC_Q_DISCARD:
-		return c->wb_background;
+		return c->lim.wb_background;
 	default:
 		break;
 	}
@@ -232,10 +232,10 @@ unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
 	 * flood is at its worst.
 	 */
 	if (now->dirty_wait)
-		return close_io(c, now) ? c->wb_normal : c->max_depth;
+		return close_io(c, now) ? c->lim.wb_normal : c->lim.max_depth;
 	if (q == WTC_Q_BG || close_io(c, now))
-		return c->wb_background;
-	return c->wb_normal;
+		return c->lim.wb_background;
+	return c->lim.wb_normal;
 }
 
 /* A dirtier waits and no reads need protecting: every limit lifts. */
@@ -254,14 +254,14 @@ enum wtc_wc_policy wtc_wc_policy(const struct wtc_core *c)
 {
 	if (c->cfg.wc_policy != WTC_WC_AUTO)
 		return c->cfg.wc_policy;
-	return c->nonrot ? WTC_WC_DRAIN : WTC_WC_DELAY;
+	return c->dev.nonrot ? WTC_WC_DRAIN : WTC_WC_DELAY;
 }
 
 /* The write cache rule in force for gated queues right now. */
 static enum wtc_wc_policy wc_rule(const struct wtc_core *c,
 				  const struct wtc_now *now)
 {
-	if (!c->wc || full_lift(c, now))
+	if (!c->dev.wc || full_lift(c, now))
 		return WTC_WC_OFF;
 	return wtc_wc_policy(c);
 }
@@ -275,7 +275,7 @@ static enum wtc_wc_policy wc_rule(const struct wtc_core *c,
 u64 wtc_pace_ns(const struct wtc_core *c)
 {
 	u64 gap = (u64)c->cfg.cache_delay_usec * 1000;
-	int step = c->scale_step;
+	int step = c->lim.scale_step;
 	int e = step < 0 ? -step : step;
 
 	if (e > WTC_MAX_PACE_STEP)
@@ -296,14 +296,14 @@ u64 wtc_pace_ns(const struct wtc_core *c)
 static bool pacing(const struct wtc_core *c, const struct wtc_now *now)
 {
 	return wc_rule(c, now) == WTC_WC_DELAY &&
-	       (c->scale_step > 0 || close_io(c, now));
+	       (c->lim.scale_step > 0 || close_io(c, now));
 }
 
 /* Delay policy: nanoseconds until a gated queue may issue again, or 0. */
 static u64 delay_left(const struct wtc_core *c, enum wtc_queue q,
 		      const struct wtc_now *now)
 {
-	u64 since = elapsed(now, c->last_gated_ns);
+	u64 since = elapsed(now, c->acct.last_gated_ns);
 	u64 delay;
 
 	if (!throttling(c) || queue_counter[q] != WTC_C_WB ||
@@ -316,42 +316,42 @@ static u64 delay_left(const struct wtc_core *c, enum wtc_queue q,
 static bool under_limit(const struct wtc_core *c, enum wtc_queue q,
 			const struct wtc_now *now)
 {
-	return c->inflight[queue_counter[q]] < wtc_limit(c, q, now);
+	return c->acct.inflight[queue_counter[q]] < wtc_limit(c, q, now);
 }
 
 static void take_slot(struct wtc_core *c, enum wtc_queue q,
 		      const struct wtc_now *now)
 {
-	c->inflight[queue_counter[q]]++;
-	if (++c->q_inflight[q] > c->stats.hwm[q])
-		c->stats.hwm[q] = c->q_inflight[q];
+	c->acct.inflight[queue_counter[q]]++;
+	if (++c->acct.q_inflight[q] > c->stats.hwm[q])
+		c->stats.hwm[q] = c->acct.q_inflight[q];
 	if (queue_gated(q) && queue_counter[q] == WTC_C_WB)
-		c->last_gated_ns = now->ns;
-	if (q == WTC_Q_SYNC && (c->queued[WTC_Q_NORMAL] || c->queued[WTC_Q_BG]) &&
-	    c->overtakes < WTC_DEF_DEPTH)
-		c->overtakes++;
+		c->acct.last_gated_ns = now->ns;
+	if (q == WTC_Q_SYNC && (c->acct.queued[WTC_Q_NORMAL] || c->acct.queued[WTC_Q_BG]) &&
+	    c->acct.overtakes < WTC_DEF_DEPTH)
+		c->acct.overtakes++;
 }
 
 /* Does this write continue the open group of its queue? */
 static bool can_merge(const struct wtc_core *c, enum wtc_queue q,
 		      const struct wtc_io *io)
 {
-	unsigned int g = c->open_grp[q];
+	unsigned int g = c->acct.open_grp[q];
 
-	return io && io->sectors && g != WTC_NO_GROUP && c->grp_refs[g] &&
-	       c->grp_refs[g] < 0xffff &&
-	       io->sector == c->open_end[q] &&
-	       c->open_sectors[q] + io->sectors <= c->max_merge_sectors;
+	return io && io->sectors && g != WTC_NO_GROUP && c->acct.grp_refs[g] &&
+	       c->acct.grp_refs[g] < 0xffff &&
+	       io->sector == c->acct.open_end[q] &&
+	       c->acct.open_sectors[q] + io->sectors <= c->dev.max_merge_sectors;
 }
 
 static unsigned int join_group(struct wtc_core *c, enum wtc_queue q,
 			       const struct wtc_io *io)
 {
-	unsigned int g = c->open_grp[q];
+	unsigned int g = c->acct.open_grp[q];
 
-	c->grp_refs[g]++;
-	c->open_end[q] += io->sectors;
-	c->open_sectors[q] += io->sectors;
+	c->acct.grp_refs[g]++;
+	c->acct.open_end[q] += io->sectors;
+	c->acct.open_sectors[q] += io->sectors;
 	c->stats.merged++;
 	return g;
 }
@@ -363,14 +363,14 @@ static unsigned int new_group(struct wtc_core *c, enum wtc_queue q,
 	unsigned int g;
 
 	take_slot(c, q, now);
-	c->open_grp[q] = WTC_NO_GROUP;
-	if (!io || !io->sectors || q == WTC_Q_DISCARD || !c->grp_nfree)
+	c->acct.open_grp[q] = WTC_NO_GROUP;
+	if (!io || !io->sectors || q == WTC_Q_DISCARD || !c->acct.grp_nfree)
 		return WTC_NO_GROUP;
-	g = c->grp_free[--c->grp_nfree];
-	c->grp_refs[g] = 1;
-	c->open_grp[q] = g;
-	c->open_end[q] = io->sector + io->sectors;
-	c->open_sectors[q] = io->sectors;
+	g = c->acct.grp_free[--c->acct.grp_nfree];
+	c->acct.grp_refs[g] = 1;
+	c->acct.open_grp[q] = g;
+	c->acct.open_end[q] = io->sector + io->sectors;
+	c->acct.open_sectors[q] = io->sectors;
 	return g;
 }
 
@@ -379,13 +379,13 @@ static bool leave_group(struct wtc_core *c, enum wtc_queue q, unsigned int g)
 {
 	if (g == WTC_NO_GROUP)
 		return true;
-	if (g >= WTC_NR_GROUPS || !c->grp_refs[g])
+	if (g >= WTC_NR_GROUPS || !c->acct.grp_refs[g])
 		return false;	/* not ours: never release a slot twice */
-	if (--c->grp_refs[g])
+	if (--c->acct.grp_refs[g])
 		return false;
-	c->grp_free[c->grp_nfree++] = g;
-	if (c->open_grp[q] == g)
-		c->open_grp[q] = WTC_NO_GROUP;
+	c->acct.grp_free[c->acct.grp_nfree++] = g;
+	if (c->acct.open_grp[q] == g)
+		c->acct.open_grp[q] = WTC_NO_GROUP;
 	return true;
 }
 
@@ -395,7 +395,7 @@ static bool held_ahead(const struct wtc_core *c, enum wtc_queue q)
 	enum wtc_queue p;
 
 	for (p = 0; p <= q; p++)
-		if (queue_counter[p] == queue_counter[q] && c->queued[p])
+		if (queue_counter[p] == queue_counter[q] && c->acct.queued[p])
 			return true;
 	return false;
 }
@@ -405,7 +405,7 @@ static bool backlog_full(const struct wtc_core *c, u64 bytes)
 {
 	u64 bound = (u64)c->cfg.backlog_kb * 1024;
 
-	return !bound || c->deferred_bytes + bytes > bound;
+	return !bound || c->acct.deferred_bytes + bytes > bound;
 }
 
 /*
@@ -429,17 +429,17 @@ static int hold(struct wtc_core *c, enum wtc_queue q, const struct wtc_io *io,
 		c->stats.overflow++;
 		return new_group(c, q, io, now);
 	}
-	c->queued[q]++;
+	c->acct.queued[q]++;
 	c->stats.throttled[q]++;
 	if (mode & WTC_IO_SLEEP) {
 		c->stats.slept++;
 		return WTC_WAIT;
 	}
-	c->deferred[q]++;
-	c->deferred_bytes += bytes;
+	c->acct.deferred[q]++;
+	c->acct.deferred_bytes += bytes;
 	c->stats.deferred++;
-	if (c->deferred_bytes > c->stats.deferred_bytes_max)
-		c->stats.deferred_bytes_max = c->deferred_bytes;
+	if (c->acct.deferred_bytes > c->stats.deferred_bytes_max)
+		c->stats.deferred_bytes_max = c->acct.deferred_bytes;
 	return WTC_HOLD;
 }
 
@@ -483,7 +483,7 @@ static unsigned int gated_inflight(const struct wtc_core *c,
 
 	for (q = 0; q < WTC_NR_QUEUES; q++)
 		if (queue_gated(q) && queue_counter[q] == ctr)
-			n += c->q_inflight[q];
+			n += c->acct.q_inflight[q];
 	return n;
 }
 
@@ -497,7 +497,7 @@ static bool gate_closed(const struct wtc_core *c, enum wtc_queue q,
 	/* Drained: no completion of the class will come to open it. */
 	if (!gated_inflight(c, queue_counter[q]))
 		return false;
-	return !c->open[queue_counter[q]];
+	return !c->acct.open[queue_counter[q]];
 }
 
 static u64 age_bound_ns(const struct wtc_core *c)
@@ -520,7 +520,7 @@ static void min_wait(u64 *wait_ns, u64 left)
 /* A sync write went past held writes of gated queue q: promote one. */
 static bool overtaken(const struct wtc_core *c, enum wtc_queue q)
 {
-	return c->overtakes && queue_gated(q) && queue_counter[q] == WTC_C_WB;
+	return c->acct.overtakes && queue_gated(q) && queue_counter[q] == WTC_C_WB;
 }
 
 /*
@@ -536,7 +536,7 @@ static enum wtc_queue promoted_head(const struct wtc_core *c,
 	u64 bound = age_bound_ns(c), age, oldest = 0;
 
 	for (q = 0; q < WTC_NR_QUEUES; q++) {
-		if (!c->queued[q] || !heads[q].since_ns)
+		if (!c->acct.queued[q] || !heads[q].since_ns)
 			continue;
 		age = head_age(&heads[q], now);
 		if (age < bound)
@@ -557,13 +557,13 @@ static int take_head(struct wtc_core *c, enum wtc_queue q,
 		     const struct wtc_io *h, const struct wtc_now *now,
 		     unsigned int *grp)
 {
-	c->queued[q]--;
-	if (!c->queued[WTC_Q_NORMAL] && !c->queued[WTC_Q_BG])
-		c->overtakes = 0;	/* nobody left who was overtaken */
-	if (h->deferred && c->deferred[q]) {
-		c->deferred[q]--;
-		c->deferred_bytes -= h->bytes < c->deferred_bytes ?
-				     h->bytes : c->deferred_bytes;
+	c->acct.queued[q]--;
+	if (!c->acct.queued[WTC_Q_NORMAL] && !c->acct.queued[WTC_Q_BG])
+		c->acct.overtakes = 0;	/* nobody left who was overtaken */
+	if (h->deferred && c->acct.deferred[q]) {
+		c->acct.deferred[q]--;
+		c->acct.deferred_bytes -= h->bytes < c->acct.deferred_bytes ?
+				     h->bytes : c->acct.deferred_bytes;
 	}
 	if (h->since_ns)
 		wtc_note_held(c, head_age(h, now), h->deferred);
@@ -597,24 +597,24 @@ int wtc_dispatch(struct wtc_core *c, const struct wtc_now *now,
 	q = promoted_head(c, now, heads, wait_ns, &aged);
 	if (q != WTC_Q_NONE) {
 		if ((aged && heads[q].deferred) || !throttling(c) ||
-		    c->inflight[queue_counter[q]] < c->max_depth) {
+		    c->acct.inflight[queue_counter[q]] < c->lim.max_depth) {
 			if (aged) {
 				c->stats.aged++;
 			} else {
 				c->stats.promoted++;
-				c->overtakes--;
+				c->acct.overtakes--;
 			}
-			c->promo_wait[queue_counter[q]] = false;
+			c->acct.promo_wait[queue_counter[q]] = false;
 			return take_head(c, q, &heads[q], now, grp);
 		}
 		/* The next completion on the counter must look again. */
-		c->promo_wait[queue_counter[q]] = true;
+		c->acct.promo_wait[queue_counter[q]] = true;
 		blocked[queue_counter[q]] = true;
 	}
 	for (q = 0; q < WTC_NR_QUEUES; q++) {
 		enum wtc_counter ctr = queue_counter[q];
 
-		if (!c->queued[q])
+		if (!c->acct.queued[q])
 			continue;
 		if (can_merge(c, q, &heads[q]))
 			return take_head(c, q, &heads[q], now, grp);
@@ -631,8 +631,8 @@ int wtc_dispatch(struct wtc_core *c, const struct wtc_now *now,
 		return take_head(c, q, &heads[q], now, grp);
 	}
 	/* Whoever could not go waits for the next release decision. */
-	c->open[WTC_C_WB] = false;
-	c->open[WTC_C_DISCARD] = false;
+	c->acct.open[WTC_C_WB] = false;
+	c->acct.open[WTC_C_DISCARD] = false;
 	return -1;
 }
 
@@ -641,7 +641,7 @@ static bool gated_waiting(const struct wtc_core *c, enum wtc_counter ctr)
 	enum wtc_queue q;
 
 	for (q = 0; q < WTC_NR_QUEUES; q++)
-		if (queue_gated(q) && queue_counter[q] == ctr && c->queued[q])
+		if (queue_gated(q) && queue_counter[q] == ctr && c->acct.queued[q])
 			return true;
 	return false;
 }
@@ -650,7 +650,7 @@ static bool gated_waiting(const struct wtc_core *c, enum wtc_counter ctr)
 static bool release_gated(struct wtc_core *c, enum wtc_counter ctr,
 			  const struct wtc_now *now)
 {
-	unsigned int n = c->inflight[ctr];
+	unsigned int n = c->acct.inflight[ctr];
 	unsigned int limit, batch;
 
 	if (!throttling(c))
@@ -667,15 +667,15 @@ static bool release_gated(struct wtc_core *c, enum wtc_counter ctr,
 		limit = 0;
 		break;
 	default:
-		limit = ctr == WTC_C_WB ? c->wb_normal : c->wb_background;
+		limit = ctr == WTC_C_WB ? c->lim.wb_normal : c->lim.wb_background;
 		break;
 	}
 	if (n && n >= limit)
 		return false;
-	batch = c->wb_background / 2;
+	batch = c->lim.wb_background / 2;
 	if (n && limit - n < (batch ? batch : 1))
 		return false;
-	c->open[ctr] = true;
+	c->acct.open[ctr] = true;
 	return true;
 }
 
@@ -696,17 +696,17 @@ bool wtc_done(struct wtc_core *c, enum wtc_kind kind, unsigned int grp,
 	if (q == WTC_Q_NONE || !leave_group(c, q, grp))
 		return false;
 	ctr = queue_counter[q];
-	if (c->inflight[ctr])
-		c->inflight[ctr]--;
-	if (c->q_inflight[q])
-		c->q_inflight[q]--;
+	if (c->acct.inflight[ctr])
+		c->acct.inflight[ctr]--;
+	if (c->acct.q_inflight[q])
+		c->acct.q_inflight[q]--;
 	for (p = 0; p < WTC_NR_QUEUES; p++)
 		if (!queue_gated(p) && queue_counter[p] == ctr &&
-		    c->queued[p] && under_limit(c, p, now))
+		    c->acct.queued[p] && under_limit(c, p, now))
 			kick = true;
 	if (gated_waiting(c, ctr) && release_gated(c, ctr, now))
 		kick = true;
-	if (c->promo_wait[ctr] && c->inflight[ctr] < c->max_depth)
+	if (c->acct.promo_wait[ctr] && c->acct.inflight[ctr] < c->lim.max_depth)
 		kick = true;
 	return kick;
 }
@@ -725,10 +725,10 @@ bool wtc_idle(const struct wtc_core *c)
 	int i;
 
 	for (i = 0; i < WTC_NR_COUNTERS; i++)
-		if (c->inflight[i])
+		if (c->acct.inflight[i])
 			return false;
 	for (i = 0; i < WTC_NR_QUEUES; i++)
-		if (c->queued[i])
+		if (c->acct.queued[i])
 			return false;
 	return true;
 }
@@ -736,7 +736,7 @@ bool wtc_idle(const struct wtc_core *c)
 /* Nothing in flight on the counter queue q uses: no completion will come. */
 bool wtc_counter_idle(const struct wtc_core *c, enum wtc_queue q)
 {
-	return q >= WTC_NR_QUEUES || !c->inflight[queue_counter[q]];
+	return q >= WTC_NR_QUEUES || !c->acct.inflight[queue_counter[q]];
 }
 
 /* ---- latency control ---------------------------------------------------- */
@@ -855,7 +855,7 @@ static void window_merge(struct wtc_window *w, const struct wtc_window *s)
 
 void wtc_sample(struct wtc_core *c, enum wtc_kind kind, u64 lat_ns)
 {
-	window_add(&c->win, kind, lat_ns);
+	window_add(&c->ctl.win, kind, lat_ns);
 }
 
 /* ---- the lock-free side --------------------------------------------------- */
@@ -883,7 +883,7 @@ void wtc_fold(struct wtc_core *c, struct wtc_shard *s)
 
 	for (i = 0; i < WTC_NR_KINDS; i++)
 		c->stats.kind[i] += s->kind[i];
-	window_merge(&c->win, &s->win);
+	window_merge(&c->ctl.win, &s->win);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -894,10 +894,10 @@ void wtc_fold(struct wtc_core *c, struct wtc_shard *s)
  */
 void wtc_note_read(struct wtc_core *c, u64 ns)
 {
-	u64 last = WTC_READ_ONCE(c->last_other_ns);
+	u64 last = WTC_READ_ONCE(c->acct.last_other_ns);
 
 	if (ns > last && ns - last >= WTC_STAMP_NSEC)
-		WTC_WRITE_ONCE(c->last_other_ns, ns);
+		WTC_WRITE_ONCE(c->acct.last_other_ns, ns);
 }
 
 /*
@@ -908,21 +908,33 @@ bool wtc_read_issue(struct wtc_core *c, const struct wtc_now *now)
 {
 	u64 ns = now->ns ? now->ns : 1;
 
-	if (WTC_READ_ONCE(c->read_issue_ns))
+	if (WTC_READ_ONCE(c->ctl.read_issue_ns))
 		return false;
-	return !wtc_cmpxchg64(&c->read_issue_ns, 0, ns);
+	return !wtc_cmpxchg64(&c->ctl.read_issue_ns, 0, ns);
 }
 
 /* The watched read completed. */
 void wtc_read_done(struct wtc_core *c)
 {
-	WTC_WRITE_ONCE(c->read_issue_ns, 0);
+	WTC_WRITE_ONCE(c->ctl.read_issue_ns, 0);
+}
+
+/* The scale step now (0 neutral, > 0 throttled harder). */
+int wtc_step(const struct wtc_core *c)
+{
+	return c->lim.scale_step;
+}
+
+/* The options in force. */
+const struct wtc_config *wtc_get_config(const struct wtc_core *c)
+{
+	return &c->cfg;
 }
 
 /* The length of the running window. */
 u64 wtc_window_ns(const struct wtc_core *c)
 {
-	return WTC_READ_ONCE(c->cur_win_ns);
+	return WTC_READ_ONCE(c->ctl.cur_win_ns);
 }
 
 static void update_lat_target(struct wtc_core *c)
@@ -930,14 +942,14 @@ static void update_lat_target(struct wtc_core *c)
 	unsigned int us = c->cfg.lat_usec;
 
 	if (us == WTC_LAT_AUTO)
-		us = c->nonrot ? WTC_DEF_LAT_NONROT_USEC : WTC_DEF_LAT_ROT_USEC;
-	c->lat_target_ns = (u64)us * 1000;
+		us = c->dev.nonrot ? WTC_DEF_LAT_NONROT_USEC : WTC_DEF_LAT_ROT_USEC;
+	c->ctl.lat_target_ns = (u64)us * 1000;
 }
 
 /* Does the window controller move the depth? */
 bool wtc_scaling(const struct wtc_core *c)
 {
-	return c->cfg.enabled && !c->cfg.depth && c->lat_target_ns;
+	return c->cfg.enabled && !c->cfg.depth && c->ctl.lat_target_ns;
 }
 
 /*
@@ -952,7 +964,7 @@ static unsigned int min_write_samples(const struct wtc_core *c,
 
 	if (!pacing(c, now) || !pace)
 		return WTC_MIN_WRITE_SAMPLES;
-	n = c->cur_win_ns / pace;
+	n = c->ctl.cur_win_ns / pace;
 	return n < WTC_MIN_WRITE_SAMPLES ? n : WTC_MIN_WRITE_SAMPLES;
 }
 
@@ -962,13 +974,13 @@ static unsigned int min_write_samples(const struct wtc_core *c,
  */
 static u64 stuck_read_age(const struct wtc_core *c, const struct wtc_now *now)
 {
-	u64 issued = WTC_READ_ONCE(c->read_issue_ns);
+	u64 issued = WTC_READ_ONCE(c->ctl.read_issue_ns);
 	u64 age;
 
 	if (!issued)
 		return 0;
 	age = elapsed(now, issued);
-	if (age > c->cur_win_ns || (age > c->lat_target_ns && !c->win.nr_read))
+	if (age > c->ctl.cur_win_ns || (age > c->ctl.lat_target_ns && !c->ctl.win.nr_read))
 		return age;
 	return 0;
 }
@@ -976,25 +988,25 @@ static u64 stuck_read_age(const struct wtc_core *c, const struct wtc_now *now)
 static enum wtc_lat lat_verdict(const struct wtc_core *c,
 				const struct wtc_now *now, u64 metric)
 {
-	const struct wtc_window *w = &c->win;
+	const struct wtc_window *w = &c->ctl.win;
 
 	if (stuck_read_age(c, now))
 		return WTC_LAT_EXCEEDED;
 	if (!w->nr_read || w->nr_write < min_write_samples(c, now)) {
-		if (w->nr_write || now->dirty_wait || c->inflight[WTC_C_WB])
+		if (w->nr_write || now->dirty_wait || c->acct.inflight[WTC_C_WB])
 			return WTC_LAT_UNKNOWN_WRITES;
 		return WTC_LAT_UNKNOWN;
 	}
-	return metric > c->lat_target_ns ? WTC_LAT_EXCEEDED : WTC_LAT_OK;
+	return metric > c->ctl.lat_target_ns ? WTC_LAT_EXCEEDED : WTC_LAT_OK;
 }
 
 /* More depth: one step down. */
 static bool scale_up(struct wtc_core *c)
 {
-	if (c->scaled_max)
+	if (c->lim.scaled_max)
 		return false;
-	c->scale_step--;
-	c->unknown_cnt = 0;
+	c->lim.scale_step--;
+	c->ctl.unknown_cnt = 0;
 	c->stats.step_changes++;
 	wtc_update_limits(c);
 	return true;
@@ -1003,21 +1015,21 @@ static bool scale_up(struct wtc_core *c)
 /* Past depth 1, a paced write cache can still slow down. */
 static bool paced_step_left(const struct wtc_core *c)
 {
-	return c->wc && wtc_wc_policy(c) == WTC_WC_DELAY &&
-	       c->cfg.cache_delay_usec && c->scale_step < WTC_MAX_PACE_STEP;
+	return c->dev.wc && wtc_wc_policy(c) == WTC_WC_DELAY &&
+	       c->cfg.cache_delay_usec && c->lim.scale_step < WTC_MAX_PACE_STEP;
 }
 
 /* Less depth: one step up; hard snaps a negative step back to 0. */
 static bool scale_down(struct wtc_core *c, bool hard)
 {
 	/* The step's own depth, so that wb_percent cannot unbound it. */
-	if ((c->max_depth == 1 || c->step_depth == 1) && !paced_step_left(c))
+	if ((c->lim.max_depth == 1 || c->lim.step_depth == 1) && !paced_step_left(c))
 		return false;
-	if (c->scale_step < 0 && hard)
-		c->scale_step = 0;
+	if (c->lim.scale_step < 0 && hard)
+		c->lim.scale_step = 0;
 	else
-		c->scale_step++;
-	c->unknown_cnt = 0;
+		c->lim.scale_step++;
+	c->ctl.unknown_cnt = 0;
 	c->stats.step_changes++;
 	wtc_update_limits(c);
 	return true;
@@ -1026,7 +1038,7 @@ static bool scale_down(struct wtc_core *c, bool hard)
 /* Raising the depth into a step that missed waits for a run of good windows. */
 static bool may_raise(const struct wtc_core *c)
 {
-	return c->scale_step - 1 > c->bad_step || c->ok_run >= c->probe_backoff;
+	return c->lim.scale_step - 1 > c->ctl.bad_step || c->ctl.ok_run >= c->ctl.probe_backoff;
 }
 
 /*
@@ -1042,9 +1054,9 @@ static bool stale_miss(const struct wtc_core *c, const struct wtc_now *now,
 {
 	u64 since, age;
 
-	if (!c->down_ns || !c->wc || wtc_wc_policy(c) != WTC_WC_DELAY)
+	if (!c->ctl.down_ns || !c->dev.wc || wtc_wc_policy(c) != WTC_WC_DELAY)
 		return false;
-	since = elapsed(now, c->down_ns);
+	since = elapsed(now, c->ctl.down_ns);
 	age = stuck_read_age(c, now);
 	if (age)
 		return age > since;
@@ -1055,46 +1067,46 @@ static bool stale_miss(const struct wtc_core *c, const struct wtc_now *now,
 static void act(struct wtc_core *c, enum wtc_lat verdict,
 		const struct wtc_now *now, u64 metric)
 {
-	bool was_raised = c->raised;
+	bool was_raised = c->ctl.raised;
 
-	c->raised = false;
+	c->ctl.raised = false;
 	switch (verdict) {
 	case WTC_LAT_EXCEEDED:
 		c->stats.exceeded++;
 		if (stale_miss(c, now, metric))
 			break;
 		if (was_raised) {
-			c->bad_step = c->scale_step;
-			c->probe_backoff = c->probe_backoff ?
-				c->probe_backoff * 2 : WTC_PROBE_BACKOFF_MIN;
-			if (c->probe_backoff > WTC_PROBE_BACKOFF_MAX)
-				c->probe_backoff = WTC_PROBE_BACKOFF_MAX;
+			c->ctl.bad_step = c->lim.scale_step;
+			c->ctl.probe_backoff = c->ctl.probe_backoff ?
+				c->ctl.probe_backoff * 2 : WTC_PROBE_BACKOFF_MIN;
+			if (c->ctl.probe_backoff > WTC_PROBE_BACKOFF_MAX)
+				c->ctl.probe_backoff = WTC_PROBE_BACKOFF_MAX;
 		}
-		c->ok_run = 0;
+		c->ctl.ok_run = 0;
 		if (scale_down(c, true))
-			c->down_ns = now->ns ? now->ns : 1;
+			c->ctl.down_ns = now->ns ? now->ns : 1;
 		break;
 	case WTC_LAT_OK:
-		if (was_raised && c->scale_step <= c->bad_step) {
-			c->bad_step = INT_MIN;	/* that step is fine now */
-			c->probe_backoff = 0;
+		if (was_raised && c->lim.scale_step <= c->ctl.bad_step) {
+			c->ctl.bad_step = INT_MIN;	/* that step is fine now */
+			c->ctl.probe_backoff = 0;
 		}
-		c->ok_run++;
+		c->ctl.ok_run++;
 		if (may_raise(c) && scale_up(c)) {
-			c->raised = true;
-			c->ok_run = 0;
+			c->ctl.raised = true;
+			c->ctl.ok_run = 0;
 		}
 		break;
 	case WTC_LAT_UNKNOWN_WRITES:
 		/* Only writes: nobody to protect, go deeper. */
-		c->raised = scale_up(c);
+		c->ctl.raised = scale_up(c);
 		break;
 	case WTC_LAT_UNKNOWN:
-		if (++c->unknown_cnt < WTC_UNKNOWN_BUMP)
+		if (++c->ctl.unknown_cnt < WTC_UNKNOWN_BUMP)
 			break;
-		if (c->scale_step > 0)
+		if (c->lim.scale_step > 0)
 			scale_up(c);
-		else if (c->scale_step < 0)
+		else if (c->lim.scale_step < 0)
 			scale_down(c, false);
 		break;
 	}
@@ -1102,22 +1114,22 @@ static void act(struct wtc_core *c, enum wtc_lat verdict,
 
 static void window_length(struct wtc_core *c)
 {
-	u64 step = c->scale_step > 0 ? c->scale_step : 0;
+	u64 step = c->lim.scale_step > 0 ? c->lim.scale_step : 0;
 	u64 win = WTC_WINDOW_NSEC;
 
 	if (step)
 		win = ((u64)WTC_WINDOW_NSEC << 4) / isqrt_u64((step + 1) << 8);
-	WTC_WRITE_ONCE(c->cur_win_ns, win);
+	WTC_WRITE_ONCE(c->ctl.cur_win_ns, win);
 }
 
 /*
- * The window of c->cur_win_ns ended: judge it, maybe move the step, start
- * the next one. True: arm the timer for another c->cur_win_ns.
+ * The window of c->ctl.cur_win_ns ended: judge it, maybe move the step, start
+ * the next one. True: arm the timer for another c->ctl.cur_win_ns.
  */
 bool wtc_window(struct wtc_core *c, const struct wtc_now *now)
 {
-	const struct wtc_window *w = &c->win;
-	struct wtc_win_result *r = &c->last;
+	const struct wtc_window *w = &c->ctl.win;
+	struct wtc_win_result *r = &c->ctl.last;
 	bool busy = w->nr_read || w->nr_write || !wtc_idle(c);
 
 	r->nr_read = w->nr_read;
@@ -1131,9 +1143,9 @@ bool wtc_window(struct wtc_core *c, const struct wtc_now *now)
 	c->stats.windows++;
 	if (wtc_scaling(c))
 		act(c, r->verdict, now, r->metric_ns);
-	memset(&c->win, 0, sizeof(c->win));
+	memset(&c->ctl.win, 0, sizeof(c->ctl.win));
 	window_length(c);
-	return c->scale_step || busy;
+	return c->lim.scale_step || busy;
 }
 
 /* ---- setup -------------------------------------------------------------- */
@@ -1144,28 +1156,28 @@ void wtc_init(struct wtc_core *c, const struct wtc_config *cfg)
 
 	memset(c, 0, sizeof(*c));
 	c->cfg = *cfg;
-	c->holding = true;
-	c->queue_depth = 1;
+	c->acct.holding = true;
+	c->dev.queue_depth = 1;
 	for (i = 0; i < WTC_NR_GROUPS; i++)
-		c->grp_free[i] = WTC_NR_GROUPS - 1 - i;
-	c->grp_nfree = WTC_NR_GROUPS;
+		c->acct.grp_free[i] = WTC_NR_GROUPS - 1 - i;
+	c->acct.grp_nfree = WTC_NR_GROUPS;
 	for (i = 0; i < WTC_NR_QUEUES; i++)
-		c->open_grp[i] = WTC_NO_GROUP;
-	c->bad_step = INT_MIN;
-	c->cur_win_ns = WTC_WINDOW_NSEC;
+		c->acct.open_grp[i] = WTC_NO_GROUP;
+	c->ctl.bad_step = INT_MIN;
+	c->ctl.cur_win_ns = WTC_WINDOW_NSEC;
 	update_lat_target(c);
 	wtc_update_limits(c);
 }
 
 static void reset_step(struct wtc_core *c)
 {
-	c->scale_step = 0;
-	c->bad_step = INT_MIN;
-	c->probe_backoff = 0;
-	c->ok_run = 0;
-	c->unknown_cnt = 0;
-	c->raised = false;
-	c->down_ns = 0;
+	c->lim.scale_step = 0;
+	c->ctl.bad_step = INT_MIN;
+	c->ctl.probe_backoff = 0;
+	c->ctl.ok_run = 0;
+	c->ctl.unknown_cnt = 0;
+	c->ctl.raised = false;
+	c->ctl.down_ns = 0;
 	window_length(c);
 }
 
@@ -1181,16 +1193,16 @@ void wtc_set_config(struct wtc_core *c, const struct wtc_config *cfg)
 bool wtc_set_device(struct wtc_core *c, unsigned int queue_depth, bool wc,
 		    unsigned int max_merge_sectors, bool nonrot)
 {
-	c->max_merge_sectors = max_merge_sectors;
-	if (c->queue_depth == queue_depth && c->wc == wc &&
-	    c->nonrot == nonrot)
+	c->dev.max_merge_sectors = max_merge_sectors;
+	if (c->dev.queue_depth == queue_depth && c->dev.wc == wc &&
+	    c->dev.nonrot == nonrot)
 		return false;
-	if (c->queue_depth != queue_depth) {
-		c->queue_depth = queue_depth;
+	if (c->dev.queue_depth != queue_depth) {
+		c->dev.queue_depth = queue_depth;
 		reset_step(c);
 	}
-	c->wc = wc;
-	c->nonrot = nonrot;
+	c->dev.wc = wc;
+	c->dev.nonrot = nonrot;
 	update_lat_target(c);
 	wtc_update_limits(c);
 	return true;
@@ -1198,7 +1210,7 @@ bool wtc_set_device(struct wtc_core *c, unsigned int queue_depth, bool wc,
 
 void wtc_set_holding(struct wtc_core *c, bool holding)
 {
-	c->holding = holding;
+	c->acct.holding = holding;
 	wtc_update_limits(c);
 }
 
@@ -1506,8 +1518,8 @@ static void held_counts(const struct wtc_core *c, unsigned int *waiting,
 	*waiting = 0;
 	*deferred = 0;
 	for (i = 0; i < WTC_NR_QUEUES; i++) {
-		*waiting += c->queued[i] - c->deferred[i];
-		*deferred += c->deferred[i];
+		*waiting += c->acct.queued[i] - c->acct.deferred[i];
+		*deferred += c->acct.deferred[i];
 	}
 }
 
@@ -1527,16 +1539,16 @@ int wtc_format_status(const struct wtc_core *c, u64 oldest_ns, char *buf,
 		buf[0] = 0;
 	emit(buf, len, &pos,
 	     "enabled=%u holding=%d qd=%u wc=%d wc_policy=%s depth_mode=%s",
-	     c->cfg.enabled, c->holding, c->queue_depth, c->wc,
+	     c->cfg.enabled, c->acct.holding, c->dev.queue_depth, c->dev.wc,
 	     wc_policy_names[wtc_wc_policy(c)],
 	     c->cfg.depth ? "fixed" : "auto");
 	emit(buf, len, &pos, " max=%u normal=%u background=%u step=%d",
-	     c->max_depth, c->wb_normal, c->wb_background, c->scale_step);
+	     c->lim.max_depth, c->lim.wb_normal, c->lim.wb_background, c->lim.scale_step);
 	for (i = 0; i < WTC_NR_QUEUES; i++)
 		emit(buf, len, &pos,
 		     " %s_inflight=%u %s_queued=%u %s_hwm=%u %s_throttled=%llu",
-		     queue_names[i], c->q_inflight[i], queue_names[i],
-		     c->queued[i], queue_names[i], s->hwm[i], queue_names[i],
+		     queue_names[i], c->acct.q_inflight[i], queue_names[i],
+		     c->acct.queued[i], queue_names[i], s->hwm[i], queue_names[i],
 		     (unsigned long long)s->throttled[i]);
 	emit(buf, len, &pos, " held_ns=%llu held_max_ns=%llu",
 	     (unsigned long long)s->held_ns,
@@ -1547,15 +1559,15 @@ int wtc_format_status(const struct wtc_core *c, u64 oldest_ns, char *buf,
 	emit(buf, len, &pos, " merged=%llu", (unsigned long long)s->merged);
 	emit(buf, len, &pos,
 	     " lat_target_us=%llu lat_pct=%u scaling=%d win_us=%llu",
-	     (unsigned long long)c->lat_target_ns / 1000, c->cfg.lat_pct,
-	     wtc_scaling(c), (unsigned long long)c->cur_win_ns / 1000);
+	     (unsigned long long)c->ctl.lat_target_ns / 1000, c->cfg.lat_pct,
+	     wtc_scaling(c), (unsigned long long)c->ctl.cur_win_ns / 1000);
 	emit(buf, len, &pos,
 	     " win_reads=%u win_writes=%u read_min_us=%llu read_p50_us=%llu read_p99_us=%llu verdict=%s",
-	     c->last.nr_read, c->last.nr_write,
-	     (unsigned long long)c->last.min_ns / 1000,
-	     (unsigned long long)c->last.p50_ns / 1000,
-	     (unsigned long long)c->last.p99_ns / 1000,
-	     wtc_lat_name(c->last.verdict));
+	     c->ctl.last.nr_read, c->ctl.last.nr_write,
+	     (unsigned long long)c->ctl.last.min_ns / 1000,
+	     (unsigned long long)c->ctl.last.p50_ns / 1000,
+	     (unsigned long long)c->ctl.last.p99_ns / 1000,
+	     wtc_lat_name(c->ctl.last.verdict));
 	emit(buf, len, &pos, " windows=%llu exceeded=%llu step_changes=%llu",
 	     (unsigned long long)s->windows, (unsigned long long)s->exceeded,
 	     (unsigned long long)s->step_changes);
@@ -1564,7 +1576,7 @@ int wtc_format_status(const struct wtc_core *c, u64 oldest_ns, char *buf,
 	held_counts(c, &waiting, &deferred);
 	emit(buf, len, &pos,
 	     " waiting=%u deferred=%u deferred_bytes=%llu deferred_bytes_max=%llu held_oldest_us=%llu deferred_max_us=%llu",
-	     waiting, deferred, (unsigned long long)c->deferred_bytes,
+	     waiting, deferred, (unsigned long long)c->acct.deferred_bytes,
 	     (unsigned long long)s->deferred_bytes_max,
 	     (unsigned long long)oldest_ns / 1000,
 	     (unsigned long long)s->deferred_max_ns / 1000);

@@ -293,25 +293,30 @@ struct wtc_stats {
 	u64 dirty_waits;		/* tracked writes seeing a dirtier wait */
 };
 
-/* (*): also read or written without the lock, WTC_READ/WRITE_ONCE(). */
-struct wtc_core {
-	struct wtc_config cfg;
-	bool holding;			/* false while suspending */
-
-	/* the lower device */
+/* The lower device, as the glue last saw it (wtc_set_device()). */
+struct wtc_device {
 	unsigned int queue_depth;
-	bool wc;
+	bool wc;			/* volatile write cache */
 	unsigned int max_merge_sectors;	/* largest lower request */
 	bool nonrot;
+};
 
-	/* limits, derived by wtc_update_limits() */
+/*
+ * What may be in flight: derived by wtc_update_limits() from the device,
+ * the options and the scale step, which only the controller moves.
+ */
+struct wtc_limits {
 	int scale_step;
 	bool scaled_max;
 	unsigned int step_depth;	/* max_depth of the step, unscaled */
 	unsigned int max_depth;
 	unsigned int wb_normal;
 	unsigned int wb_background;
+};
 
+/* What is in flight and held now; (*): also without the lock. */
+struct wtc_acct {
+	bool holding;			/* false while suspending */
 	unsigned int inflight[WTC_NR_COUNTERS];
 	unsigned int q_inflight[WTC_NR_QUEUES];
 	unsigned int queued[WTC_NR_QUEUES];	/* sleeping + deferred */
@@ -330,8 +335,10 @@ struct wtc_core {
 	unsigned int open_grp[WTC_NR_QUEUES];
 	u64 open_end[WTC_NR_QUEUES];
 	unsigned int open_sectors[WTC_NR_QUEUES];
+};
 
-	/* latency control */
+/* The latency controller's memory; (*): also without the lock. */
+struct wtc_control {
 	u64 lat_target_ns;		/* 0: no self-tuning */
 	u64 cur_win_ns;			/* (*) */
 	u64 read_issue_ns;		/* watched read's issue, 0 = none (*) */
@@ -343,7 +350,20 @@ struct wtc_core {
 	unsigned int probe_backoff;	/* good windows needed to re-enter it */
 	unsigned int ok_run;		/* consecutive good windows */
 	bool raised;			/* the last window raised the depth */
+};
 
+/*
+ * One throttled device: what the user set, what the device is, what may
+ * be in flight (the controller moves these), what is, and the controller.
+ * (*) fields are read or written with WTC_READ/WRITE_ONCE() without the
+ * lock.
+ */
+struct wtc_core {
+	struct wtc_config cfg;
+	struct wtc_device dev;
+	struct wtc_limits lim;
+	struct wtc_acct acct;
+	struct wtc_control ctl;
 	struct wtc_stats stats;
 };
 
@@ -386,6 +406,8 @@ bool wtc_read_issue(struct wtc_core *c, const struct wtc_now *now);
 void wtc_read_done(struct wtc_core *c);
 void wtc_note_read(struct wtc_core *c, u64 ns);
 u64 wtc_window_ns(const struct wtc_core *c);
+int wtc_step(const struct wtc_core *c);
+const struct wtc_config *wtc_get_config(const struct wtc_core *c);
 void wtc_shard_sample(struct wtc_shard *s, enum wtc_kind kind, u64 lat_ns);
 void wtc_fold(struct wtc_core *c, struct wtc_shard *s);
 bool wtc_sample_read(const struct wtc_shard *s, unsigned int seq);

@@ -45,8 +45,8 @@ static void hold_some(struct wtc_core *c, const unsigned char *data,
 		io.mode = data[i] & 3;
 		io.bytes = (data[i + 1] + 1u) * 512;
 		wtc_map(c, WTC_K_BG + data[i] % 4, &io, &now);
-		if ((c->cfg.backlog_kb || c->deferred_bytes) &&
-		    c->deferred_bytes > (u64)c->cfg.backlog_kb * 1024)
+		if ((c->cfg.backlog_kb || c->acct.deferred_bytes) &&
+		    c->acct.deferred_bytes > (u64)c->cfg.backlog_kb * 1024)
 			abort();
 	}
 	memset(heads, 0, sizeof(heads));
@@ -57,8 +57,8 @@ static void hold_some(struct wtc_core *c, const unsigned char *data,
 		if (q < 0)
 			break;
 	}
-	if (!wtc_idle(c) && c->queued[WTC_Q_BG] + c->queued[WTC_Q_NORMAL] +
-	    c->queued[WTC_Q_SYNC] + c->queued[WTC_Q_RECLAIM])
+	if (!wtc_idle(c) && c->acct.queued[WTC_Q_BG] + c->acct.queued[WTC_Q_NORMAL] +
+	    c->acct.queued[WTC_Q_SYNC] + c->acct.queued[WTC_Q_RECLAIM])
 		abort();
 }
 

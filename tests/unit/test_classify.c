@@ -185,9 +185,9 @@ static void test_untracked_never_held(void)
 		CHECKF(!done(&f, k[i]), "%s completion kicks",
 		       wtc_kind_name(k[i]));
 	}
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 1);
-	CHECK_EQ(f.c.inflight[WTC_C_RECLAIM], 0);
-	CHECK_EQ(f.c.inflight[WTC_C_DISCARD], 0);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 1);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_RECLAIM], 0);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_DISCARD], 0);
 	CHECK_EQ(f.c.stats.kind[WTC_K_READ], 100);
 	CHECK_EQ(f.c.stats.kind[WTC_K_FLUSH], 100);
 }

@@ -17,14 +17,14 @@ static void feed_window(struct fx *f, unsigned int nr_read, u64 lat_ns,
 		wtc_sample(&f->c, WTC_K_READ, lat_ns);
 	for (i = 0; i < nr_write; i++)
 		wtc_sample(&f->c, WTC_K_BG, 1 * MS);
-	f->now.ns += f->c.cur_win_ns;
+	f->now.ns += f->c.ctl.cur_win_ns;
 	wtc_window(&f->c, &f->now);
 }
 
 /* Read latency that grows with the writes allowed in flight. */
 static u64 lat_of_depth(const struct fx *f, u64 per_req_ns)
 {
-	return per_req_ns * f->c.max_depth;
+	return per_req_ns * f->c.lim.max_depth;
 }
 
 static void setup_ctl(struct fx *f, const char *lat_us)
@@ -46,12 +46,12 @@ static void test_ctl_slow_device_scales_down(void)
 
 	DO(setup_ctl(&f, "2000"));
 	CHECK(wtc_scaling(&f.c));
-	CHECK_EQ(f.c.max_depth, 16);
+	CHECK_EQ(f.c.lim.max_depth, 16);
 	for (i = 0; i < 4; i++)
 		feed_window(&f, 20, 10 * MS, 10);
-	CHECK_EQ(f.c.scale_step, 4);
-	CHECK_EQ(f.c.max_depth, 1);
-	CHECK_EQ(f.c.last.verdict, WTC_LAT_EXCEEDED);
+	CHECK_EQ(f.c.lim.scale_step, 4);
+	CHECK_EQ(f.c.lim.max_depth, 1);
+	CHECK_EQ(f.c.ctl.last.verdict, WTC_LAT_EXCEEDED);
 	CHECK_EQ(f.c.stats.exceeded, 4);
 }
 
@@ -72,14 +72,14 @@ static void test_ctl_paces_write_cache(void)
 			      "wc_policy", pol[p], NULL));
 		for (i = 0; i < 12; i++)
 			feed_window(&f, 20, 10 * MS, 10);
-		CHECKF(f.c.scale_step == top[p], "%s: step %d", pol[p],
-		       f.c.scale_step);
-		CHECK_EQ(f.c.max_depth, 1);
+		CHECKF(f.c.lim.scale_step == top[p], "%s: step %d", pol[p],
+		       f.c.lim.scale_step);
+		CHECK_EQ(f.c.lim.max_depth, 1);
 		CHECK_EQ(wtc_pace_ns(&f.c), (u64)10 * MS << (top[p] / 2));
-		for (i = 0; i < 40 && f.c.scale_step > 0; i++)
+		for (i = 0; i < 40 && f.c.lim.scale_step > 0; i++)
 			feed_window(&f, 20, 200 * US, 10);
-		CHECKF(f.c.scale_step <= 0, "%s: step %d after %d good windows",
-		       pol[p], f.c.scale_step, i);
+		CHECKF(f.c.lim.scale_step <= 0, "%s: step %d after %d good windows",
+		       pol[p], f.c.lim.scale_step, i);
 		CHECK(wtc_pace_ns(&f.c) <= 10 * MS);
 	}
 }
@@ -97,13 +97,13 @@ static void test_ctl_paced_window_judged_on_reads(void)
 	DO(setup_paced_ctl(&f));
 	for (i = 0; i < 12; i++)
 		feed_window(&f, 20, 10 * MS, 10);
-	CHECK_EQ(f.c.scale_step, WTC_MAX_PACE_STEP);
+	CHECK_EQ(f.c.lim.scale_step, WTC_MAX_PACE_STEP);
 	feed_window(&f, 20, 200 * US, 0);
-	CHECK_EQ(f.c.last.verdict, WTC_LAT_OK);
+	CHECK_EQ(f.c.ctl.last.verdict, WTC_LAT_OK);
 	/* unpaced, the same window is no signal */
 	DO(setup_opts(&f, 128, true, "lat_us", "2000", NULL));
 	feed_window(&f, 20, 200 * US, 0);
-	CHECK_EQ(f.c.last.verdict, WTC_LAT_UNKNOWN);
+	CHECK_EQ(f.c.ctl.last.verdict, WTC_LAT_UNKNOWN);
 }
 
 /*
@@ -120,31 +120,31 @@ static void test_ctl_waits_for_fresh_reads(void)
 	DO(setup_ctl(&f, "2000"));
 	for (i = 0; i < 3; i++)
 		feed_window(&f, 5, 400 * MS, 10);
-	CHECK_EQ(f.c.scale_step, 3);
+	CHECK_EQ(f.c.lim.scale_step, 3);
 
 	DO(setup_paced_ctl(&f));
 	feed_window(&f, 5, 400 * MS, 10);
-	CHECK_EQ(f.c.scale_step, 1);
+	CHECK_EQ(f.c.lim.scale_step, 1);
 	for (i = 0; i < 5; i++)		/* 5 windows of 70 ms < 400 ms */
 		feed_window(&f, 5, 400 * MS, 10);
-	CHECK_EQ(f.c.scale_step, 1);
+	CHECK_EQ(f.c.lim.scale_step, 1);
 	CHECK_EQ(f.c.stats.exceeded, 6);
 	feed_window(&f, 5, 400 * MS, 10);	/* 420 ms since */
-	CHECK_EQ(f.c.scale_step, 2);
+	CHECK_EQ(f.c.lim.scale_step, 2);
 
 	/* a read stuck since before the step holds it; a new one moves it */
 	DO(setup_paced_ctl(&f));
 	CHECK(wtc_read_issue(&f.c, &f.now));
 	feed_window(&f, 0, 0, 10);
-	CHECK_EQ(f.c.scale_step, 1);
+	CHECK_EQ(f.c.lim.scale_step, 1);
 	for (i = 0; i < 10; i++)
 		feed_window(&f, 0, 0, 10);
-	CHECK_EQ(f.c.scale_step, 1);
+	CHECK_EQ(f.c.lim.scale_step, 1);
 	wtc_read_done(&f.c);
 	CHECK(wtc_read_issue(&f.c, &f.now));
 	feed_window(&f, 0, 0, 10);
 	feed_window(&f, 0, 0, 10);
-	CHECK_EQ(f.c.scale_step, 2);
+	CHECK_EQ(f.c.lim.scale_step, 2);
 }
 
 static void test_ctl_recovers(void)
@@ -155,12 +155,12 @@ static void test_ctl_recovers(void)
 	DO(setup_ctl(&f, "2000"));
 	for (i = 0; i < 6; i++)
 		feed_window(&f, 20, 10 * MS, 10);
-	CHECK(f.c.scale_step >= 4);
-	for (i = 0; i < 40 && f.c.scale_step > 0; i++)
+	CHECK(f.c.lim.scale_step >= 4);
+	for (i = 0; i < 40 && f.c.lim.scale_step > 0; i++)
 		feed_window(&f, 20, 200 * US, 10);
-	CHECKF(f.c.scale_step <= 0, "step %d after %d good windows",
-	       f.c.scale_step, i);
-	CHECK(f.c.max_depth >= 16);
+	CHECKF(f.c.lim.scale_step <= 0, "step %d after %d good windows",
+	       f.c.lim.scale_step, i);
+	CHECK(f.c.lim.max_depth >= 16);
 }
 
 static void test_ctl_no_change_without_samples(void)
@@ -170,12 +170,12 @@ static void test_ctl_no_change_without_samples(void)
 
 	DO(setup_ctl(&f, "2000"));
 	for (i = 0; i < 100; i++) {
-		f.now.ns += f.c.cur_win_ns;
+		f.now.ns += f.c.ctl.cur_win_ns;
 		CHECK(!wtc_window(&f.c, &f.now));	/* idle: timer stops */
 	}
-	CHECK_EQ(f.c.scale_step, 0);
+	CHECK_EQ(f.c.lim.scale_step, 0);
 	CHECK_EQ(f.c.stats.step_changes, 0);
-	CHECK_EQ(f.c.last.verdict, WTC_LAT_UNKNOWN);
+	CHECK_EQ(f.c.ctl.last.verdict, WTC_LAT_UNKNOWN);
 }
 
 static void test_ctl_drifts_back_without_signal(void)
@@ -186,18 +186,18 @@ static void test_ctl_drifts_back_without_signal(void)
 	DO(setup_ctl(&f, "2000"));
 	for (i = 0; i < 3; i++)
 		feed_window(&f, 20, 10 * MS, 10);
-	CHECK_EQ(f.c.scale_step, 3);
+	CHECK_EQ(f.c.lim.scale_step, 3);
 	for (i = 0; i < WTC_UNKNOWN_BUMP - 1; i++)
 		feed_window(&f, 0, 0, 0);
-	CHECK_EQ(f.c.scale_step, 3);		/* not yet */
+	CHECK_EQ(f.c.lim.scale_step, 3);		/* not yet */
 	feed_window(&f, 0, 0, 0);
-	CHECK_EQ(f.c.scale_step, 2);		/* one unit per 5 windows */
+	CHECK_EQ(f.c.lim.scale_step, 2);		/* one unit per 5 windows */
 	for (i = 0; i < 2 * WTC_UNKNOWN_BUMP; i++)
 		feed_window(&f, 0, 0, 0);
-	CHECK_EQ(f.c.scale_step, 0);
+	CHECK_EQ(f.c.lim.scale_step, 0);
 	for (i = 0; i < 3 * WTC_UNKNOWN_BUMP; i++)
 		feed_window(&f, 0, 0, 0);
-	CHECK_EQ(f.c.scale_step, 0);		/* and stays at neutral */
+	CHECK_EQ(f.c.lim.scale_step, 0);		/* and stays at neutral */
 }
 
 static void test_ctl_writes_only_go_deeper(void)
@@ -208,10 +208,10 @@ static void test_ctl_writes_only_go_deeper(void)
 	DO(setup_ctl(&f, "2000"));
 	for (i = 0; i < 20; i++)
 		feed_window(&f, 0, 0, 10);
-	CHECK_EQ(f.c.last.verdict, WTC_LAT_UNKNOWN_WRITES);
-	CHECK(f.c.scale_step < 0);
-	CHECK(f.c.scaled_max);
-	CHECK_EQ(f.c.max_depth, 96);		/* 3/4 of the queue depth */
+	CHECK_EQ(f.c.ctl.last.verdict, WTC_LAT_UNKNOWN_WRITES);
+	CHECK(f.c.lim.scale_step < 0);
+	CHECK(f.c.lim.scaled_max);
+	CHECK_EQ(f.c.lim.max_depth, 96);		/* 3/4 of the queue depth */
 }
 
 static void test_ctl_stuck_read_exceeds(void)
@@ -222,11 +222,11 @@ static void test_ctl_stuck_read_exceeds(void)
 	CHECK(wtc_read_issue(&f.c, &f.now));
 	CHECK(!wtc_read_issue(&f.c, &f.now));	/* one watched at a time */
 	feed_window(&f, 0, 0, 10);		/* 100 ms: the read is stuck */
-	CHECK_EQ(f.c.last.verdict, WTC_LAT_EXCEEDED);
-	CHECK_EQ(f.c.scale_step, 1);
+	CHECK_EQ(f.c.ctl.last.verdict, WTC_LAT_EXCEEDED);
+	CHECK_EQ(f.c.lim.scale_step, 1);
 	wtc_read_done(&f.c);
 	feed_window(&f, 0, 0, 10);
-	CHECK_EQ(f.c.last.verdict, WTC_LAT_UNKNOWN_WRITES);
+	CHECK_EQ(f.c.ctl.last.verdict, WTC_LAT_UNKNOWN_WRITES);
 }
 
 static void test_ctl_fixed_depth_does_not_scale(void)
@@ -238,9 +238,9 @@ static void test_ctl_fixed_depth_does_not_scale(void)
 	CHECK(!wtc_scaling(&f.c));
 	for (i = 0; i < 10; i++)
 		feed_window(&f, 20, 10 * MS, 10);
-	CHECK_EQ(f.c.scale_step, 0);
-	CHECK_EQ(f.c.max_depth, 8);
-	CHECK_EQ(f.c.last.verdict, WTC_LAT_EXCEEDED);	/* still reported */
+	CHECK_EQ(f.c.lim.scale_step, 0);
+	CHECK_EQ(f.c.lim.max_depth, 8);
+	CHECK_EQ(f.c.ctl.last.verdict, WTC_LAT_EXCEEDED);	/* still reported */
 }
 
 static void test_ctl_lat_off(void)
@@ -252,7 +252,7 @@ static void test_ctl_lat_off(void)
 	CHECK(!wtc_scaling(&f.c));
 	for (i = 0; i < 10; i++)
 		feed_window(&f, 20, 10 * MS, 10);
-	CHECK_EQ(f.c.scale_step, 0);
+	CHECK_EQ(f.c.lim.scale_step, 0);
 }
 
 static void test_ctl_auto_target(void)
@@ -260,9 +260,9 @@ static void test_ctl_auto_target(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));		/* set_device(): non-rotational */
-	CHECK_EQ(f.c.lat_target_ns, 2 * MS);
+	CHECK_EQ(f.c.ctl.lat_target_ns, 2 * MS);
 	wtc_set_device(&f.c, 32, false, 0, false);
-	CHECK_EQ(f.c.lat_target_ns, 75 * MS);
+	CHECK_EQ(f.c.ctl.lat_target_ns, 75 * MS);
 }
 
 /* One fast read cannot hide a bad window when a percentile is compared. */
@@ -276,10 +276,10 @@ static void test_ctl_percentile(void)
 	wtc_sample(&g.c, WTC_K_READ, 100 * US);
 	feed_window(&f, 19, 10 * MS, 10);
 	feed_window(&g, 19, 10 * MS, 10);
-	CHECK_EQ(f.c.last.verdict, WTC_LAT_OK);		/* the minimum */
-	CHECK_EQ(g.c.last.verdict, WTC_LAT_EXCEEDED);	/* the p90 */
-	CHECK(g.c.last.p50_ns >= 10 * MS && g.c.last.p50_ns <= 13 * MS);
-	CHECK_EQ(g.c.last.min_ns, 100 * US);
+	CHECK_EQ(f.c.ctl.last.verdict, WTC_LAT_OK);		/* the minimum */
+	CHECK_EQ(g.c.ctl.last.verdict, WTC_LAT_EXCEEDED);	/* the p90 */
+	CHECK(g.c.ctl.last.p50_ns >= 10 * MS && g.c.ctl.last.p50_ns <= 13 * MS);
+	CHECK_EQ(g.c.ctl.last.min_ns, 100 * US);
 }
 
 static void test_ctl_window_shrinks(void)
@@ -288,11 +288,11 @@ static void test_ctl_window_shrinks(void)
 	int i;
 
 	DO(setup_ctl(&f, "2000"));
-	CHECK_EQ(f.c.cur_win_ns, 100 * MS);
+	CHECK_EQ(f.c.ctl.cur_win_ns, 100 * MS);
 	for (i = 0; i < 3; i++)
 		feed_window(&f, 20, 10 * MS, 10);
-	CHECK_EQ(f.c.scale_step, 3);
-	CHECK_EQ(f.c.cur_win_ns, 50 * MS);	/* 100 ms / sqrt(4) */
+	CHECK_EQ(f.c.lim.scale_step, 3);
+	CHECK_EQ(f.c.ctl.cur_win_ns, 50 * MS);	/* 100 ms / sqrt(4) */
 }
 
 /*
@@ -314,7 +314,7 @@ static void test_ctl_steady_no_oscillation(void)
 	changes = f.c.stats.step_changes;
 	for (i = 0; i < 300; i++) {
 		feed_window(&f, 20, lat_of_depth(&f, 100 * US), 10);
-		at_good += f.c.scale_step == 1;
+		at_good += f.c.lim.scale_step == 1;
 	}
 	changes = f.c.stats.step_changes - changes;
 	CHECKF(changes <= 12, "%llu step changes in 300 steady windows",
@@ -345,7 +345,7 @@ static void test_discard_is_write_sample(void)
 
 	DO(setup(&f, 32, false));
 	wtc_sample(&f.c, WTC_K_DISCARD, 1 * MS);
-	CHECK_EQ(f.c.win.nr_write, 1);
+	CHECK_EQ(f.c.ctl.win.nr_write, 1);
 }
 
 /* wb_percent above 100 cannot push the step past depth 1 of the step. */
@@ -358,8 +358,8 @@ static void test_wb_percent_step_bounded(void)
 		      NULL));
 	for (i = 0; i < 40; i++)
 		feed_window(&f, 5, 100 * MS, 5);
-	CHECK_EQ(f.c.scale_step, 4);		/* 16 >> 4: depth 1 */
-	CHECK_EQ(f.c.max_depth, 10);		/* 1 x 1000% */
+	CHECK_EQ(f.c.lim.scale_step, 4);		/* 16 >> 4: depth 1 */
+	CHECK_EQ(f.c.lim.max_depth, 10);		/* 1 x 1000% */
 }
 
 /* ---- the lock-free side: per-CPU shards, stamps -------------------------- */
@@ -391,18 +391,18 @@ static void test_fold_is_exact(void)
 		}
 		for (i = 0; i < 3; i++)
 			wtc_fold(&g.c, &sh[i]);
-		f.now.ns += f.c.cur_win_ns;
-		g.now.ns += g.c.cur_win_ns;
+		f.now.ns += f.c.ctl.cur_win_ns;
+		g.now.ns += g.c.ctl.cur_win_ns;
 		wtc_window(&f.c, &f.now);
 		wtc_window(&g.c, &g.now);
-		CHECK_EQ(g.c.last.nr_read, 40);
-		CHECK_EQ(g.c.last.nr_write, 40);
-		CHECK_EQ(g.c.last.min_ns, f.c.last.min_ns);
-		CHECK_EQ(g.c.last.mean_ns, f.c.last.mean_ns);
-		CHECK_EQ(g.c.last.p50_ns, f.c.last.p50_ns);
-		CHECK_EQ(g.c.last.p99_ns, f.c.last.p99_ns);
-		CHECK_EQ(g.c.last.verdict, f.c.last.verdict);
-		CHECK_EQ(g.c.scale_step, f.c.scale_step);
+		CHECK_EQ(g.c.ctl.last.nr_read, 40);
+		CHECK_EQ(g.c.ctl.last.nr_write, 40);
+		CHECK_EQ(g.c.ctl.last.min_ns, f.c.ctl.last.min_ns);
+		CHECK_EQ(g.c.ctl.last.mean_ns, f.c.ctl.last.mean_ns);
+		CHECK_EQ(g.c.ctl.last.p50_ns, f.c.ctl.last.p50_ns);
+		CHECK_EQ(g.c.ctl.last.p99_ns, f.c.ctl.last.p99_ns);
+		CHECK_EQ(g.c.ctl.last.verdict, f.c.ctl.last.verdict);
+		CHECK_EQ(g.c.lim.scale_step, f.c.lim.scale_step);
 	}
 	CHECK(f.c.stats.exceeded > 0);		/* the windows moved the step */
 }
@@ -464,11 +464,11 @@ static void test_read_watch_one(void)
 	CHECK(wtc_read_issue(&f.c, &f.now));
 	f.now.ns += 1 * MS;
 	CHECK(!wtc_read_issue(&f.c, &f.now));
-	CHECK_EQ(f.c.read_issue_ns, T0);
+	CHECK_EQ(f.c.ctl.read_issue_ns, T0);
 	wtc_read_done(&f.c);
-	CHECK_EQ(f.c.read_issue_ns, 0);
+	CHECK_EQ(f.c.ctl.read_issue_ns, 0);
 	CHECK(wtc_read_issue(&f.c, &f.now));
-	CHECK_EQ(f.c.read_issue_ns, T0 + 1 * MS);
+	CHECK_EQ(f.c.ctl.read_issue_ns, T0 + 1 * MS);
 }
 
 /*
@@ -517,13 +517,13 @@ static void test_sampled_reads(void)
 	sh[0].win.nr_write = 10;
 	wtc_fold(&g.c, &sh[0]);
 	wtc_fold(&g.c, &sh[1]);
-	f.now.ns += f.c.cur_win_ns;
-	g.now.ns += g.c.cur_win_ns;
+	f.now.ns += f.c.ctl.cur_win_ns;
+	g.now.ns += g.c.ctl.cur_win_ns;
 	wtc_window(&f.c, &f.now);
 	wtc_window(&g.c, &g.now);
-	CHECK_EQ(f.c.last.verdict, WTC_LAT_OK);
-	CHECK_EQ(g.c.last.verdict, WTC_LAT_OK);
-	CHECK_EQ(g.c.last.min_ns, f.c.last.min_ns);
+	CHECK_EQ(f.c.ctl.last.verdict, WTC_LAT_OK);
+	CHECK_EQ(g.c.ctl.last.verdict, WTC_LAT_OK);
+	CHECK_EQ(g.c.ctl.last.min_ns, f.c.ctl.last.min_ns);
 
 	/* One fast read, the 50th of a busy CPU, untimed: a miss. */
 	memset(sh, 0, sizeof(sh));
@@ -535,10 +535,10 @@ static void test_sampled_reads(void)
 	}
 	sh[0].win.nr_write = 10;
 	wtc_fold(&g.c, &sh[0]);
-	g.now.ns += g.c.cur_win_ns;
+	g.now.ns += g.c.ctl.cur_win_ns;
 	wtc_window(&g.c, &g.now);
-	CHECK_EQ(g.c.last.min_ns, 5 * MS);
-	CHECK_EQ(g.c.last.verdict, WTC_LAT_EXCEEDED);
+	CHECK_EQ(g.c.ctl.last.min_ns, 5 * MS);
+	CHECK_EQ(g.c.ctl.last.verdict, WTC_LAT_EXCEEDED);
 }
 
 static const struct test tests[] = {

@@ -14,10 +14,10 @@ static void test_hold_bg_over_background(void)
 		CHECKF(go(map(&f, WTC_K_BG)), "bg %d held", i);
 	CHECK(!go(map(&f, WTC_K_BG)));
 	CHECK(!go(map(&f, WTC_K_BG)));
-	CHECK_EQ(f.c.queued[WTC_Q_BG], 2);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_BG], 2);
 	CHECK_EQ(f.c.stats.throttled[WTC_Q_BG], 2);
-	CHECK_EQ(f.c.q_inflight[WTC_Q_BG], 4);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 4);
+	CHECK_EQ(f.c.acct.q_inflight[WTC_Q_BG], 4);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 4);
 	CHECK_EQ(f.c.stats.hwm[WTC_Q_BG], 4);
 	CHECK_EQ(f.c.stats.kind[WTC_K_BG], 6);
 	CHECK(!wtc_idle(&f.c));
@@ -58,8 +58,8 @@ static void test_sync_passes_held_bg(void)
 	DO(setup(&f, 32, false));
 	CHECK_EQ(map_n(&f, WTC_K_BG, 5), 4);
 	CHECK(go(map(&f, WTC_K_SYNC)));
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 5);
-	CHECK_EQ(f.c.q_inflight[WTC_Q_SYNC], 1);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 5);
+	CHECK_EQ(f.c.acct.q_inflight[WTC_Q_SYNC], 1);
 	CHECK_EQ(f.c.stats.throttled[WTC_Q_SYNC], 0);
 }
 
@@ -69,13 +69,13 @@ static void test_sync_held_at_max(void)
 
 	DO(setup(&f, 32, true));
 	CHECK_EQ(map_n(&f, WTC_K_SYNC, 17), 16);
-	CHECK_EQ(f.c.queued[WTC_Q_SYNC], 1);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_SYNC], 1);
 	CHECK(!go(map(&f, WTC_K_SYNC)));	/* FIFO behind the first */
 	/* sync is not gated: one free slot is enough, even under drain */
 	CHECK(done(&f, WTC_K_SYNC));
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_SYNC);
 	CHECK_EQ(dispatch(&f, NULL), -1);
-	CHECK_EQ(f.c.queued[WTC_Q_SYNC], 1);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_SYNC], 1);
 }
 
 static void test_normal_never_overtakes_held_normal(void)
@@ -89,11 +89,11 @@ static void test_normal_never_overtakes_held_normal(void)
 	CHECK(done(&f, WTC_K_NORMAL));		/* 6 of 8: batch of 2 */
 	/* a slot is free, but one is waiting: the newcomer queues */
 	CHECK(!go(map(&f, WTC_K_NORMAL)));
-	CHECK_EQ(f.c.queued[WTC_Q_NORMAL], 2);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_NORMAL], 2);
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_NORMAL);
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_NORMAL);
 	CHECK_EQ(dispatch(&f, NULL), -1);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 8);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 8);
 }
 
 static void test_weaker_waits_for_stronger(void)
@@ -199,8 +199,8 @@ static void check_batching(const char *policy, bool wc)
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_NORMAL);
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_NORMAL);
 	CHECK_EQ(dispatch(&f, NULL), -1);
-	CHECK_EQ(f.c.queued[WTC_Q_NORMAL], 1);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 8);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_NORMAL], 1);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 8);
 }
 
 static void test_release_no_wc_batching(void)
@@ -238,7 +238,7 @@ static void test_release_bg_keeps_own_limit(void)
 	CHECK_EQ(dispatch(&f, NULL), -1);	/* but bg allows < 4 */
 	CHECK(done(&f, WTC_K_SYNC));
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_BG);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 4);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 4);
 }
 
 static void test_release_wc_drain(void)
@@ -259,7 +259,7 @@ static void test_release_wc_drain(void)
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_BG);
 	CHECK_EQ(dispatch(&f, NULL), -1);
 	CHECK(wtc_idle(&f.c) == false);
-	CHECK_EQ(f.c.queued[WTC_Q_BG], 0);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_BG], 0);
 }
 
 /* Drain means the background class drained: sync in flight does not count. */
@@ -275,7 +275,7 @@ static void test_release_wc_drain_sync_no_starve(void)
 		CHECK(!done(&f, WTC_K_BG));
 	CHECK(done(&f, WTC_K_BG));		/* bg drained, sync still out */
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_BG);
-	CHECK_EQ(f.c.queued[WTC_Q_BG], 0);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_BG], 0);
 }
 
 /* A waiting dirtier suspends the drain rule: batching applies. */
@@ -319,7 +319,7 @@ static void test_release_wc_delay(void)
 	CHECK_EQ(wait, 10 * MS);
 	f.now.ns += 10 * MS;
 	CHECK_EQ(dispatch(&f, &wait), WTC_Q_BG);
-	CHECK_EQ(f.c.queued[WTC_Q_BG], 0);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_BG], 0);
 	/* nothing held: after the delay a new one goes at once */
 	f.now.ns += 10 * MS;
 	CHECK(go(map(&f, WTC_K_NORMAL)));
@@ -355,7 +355,7 @@ static void test_pace_steps(void)
 
 	DO(setup_opts(&f, 32, true, "wc_policy", "delay", NULL));
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		f.c.scale_step = want[i].step;
+		f.c.lim.scale_step = want[i].step;
 		CHECKF(wtc_pace_ns(&f.c) / 1000 == want[i].us,
 		       "step %d: pace %llu us, want %llu", want[i].step,
 		       (unsigned long long)wtc_pace_ns(&f.c) / 1000,
@@ -455,7 +455,7 @@ static void test_release_discard_batching(void)
 		CHECK_EQ(dispatch(&f, NULL), WTC_Q_DISCARD);
 		CHECK_EQ(dispatch(&f, NULL), WTC_Q_DISCARD);
 		CHECK_EQ(dispatch(&f, NULL), -1);
-		CHECK_EQ(f.c.queued[WTC_Q_DISCARD], 1);
+		CHECK_EQ(f.c.acct.queued[WTC_Q_DISCARD], 1);
 	}
 }
 
@@ -490,8 +490,8 @@ static void test_release_reclaim(void)
 	CHECK(done(&f, WTC_K_RECLAIM));
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_RECLAIM);
 	CHECK(!done(&f, WTC_K_RECLAIM));	/* nothing left to release */
-	CHECK_EQ(f.c.inflight[WTC_C_RECLAIM], 15);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 0);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_RECLAIM], 15);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 0);
 }
 
 /* ---- suspend ------------------------------------------------------------- */
@@ -513,9 +513,9 @@ static void test_suspend_releases_all(void)
 		map_n(&f, WTC_K_RECLAIM, 20);
 		CHECK_EQ(dispatch(&f, NULL), -1);
 		for (held = 0, q = 0; q < WTC_NR_QUEUES; q++) {
-			CHECKF(f.c.queued[q], "%s: nothing held in %s",
+			CHECKF(f.c.acct.queued[q], "%s: nothing held in %s",
 			       pol[i], wtc_queue_name(q));
-			held += f.c.queued[q];
+			held += f.c.acct.queued[q];
 		}
 		wtc_set_holding(&f.c, false);
 		for (n = 0, wait = 1; n <= held; n++)
@@ -524,7 +524,7 @@ static void test_suspend_releases_all(void)
 		CHECKF(n == held, "%s: %u of %u let go", pol[i], n, held);
 		CHECK_EQ(wait, 0);
 		for (q = 0; q < WTC_NR_QUEUES; q++)
-			CHECK_EQ(f.c.queued[q], 0);
+			CHECK_EQ(f.c.acct.queued[q], 0);
 		/* while not holding, nothing is held */
 		CHECK_EQ(map_n(&f, WTC_K_BG, 100), 100);
 		CHECK_EQ(map_n(&f, WTC_K_DISCARD, 100), 100);
@@ -567,7 +567,7 @@ static void test_disable_releases_held(void)
 	while (dispatch(&f, NULL) == WTC_Q_BG)
 		n++;
 	CHECK_EQ(n, 6);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 10);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 10);
 }
 
 /* ---- merge groups -------------------------------------------------------- */
@@ -591,16 +591,16 @@ static void test_merge_contiguous_joins(void)
 	CHECK(go(g) && g != WTC_NO_GROUP);
 	r = map_io(&f, WTC_K_BG, 1008, 8);
 	CHECK_EQ(r, g);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 1);
-	CHECK_EQ(f.c.q_inflight[WTC_Q_BG], 1);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 1);
+	CHECK_EQ(f.c.acct.q_inflight[WTC_Q_BG], 1);
 	CHECK_EQ(f.c.stats.merged, 1);
 	r = map_io(&f, WTC_K_BG, 5000, 8);	/* not contiguous */
 	CHECK(go(r) && r != g);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 2);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 2);
 	/* each queue merges with its own last bio only */
 	r = map_io(&f, WTC_K_NORMAL, 5008, 8);
 	CHECK(go(r));
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 3);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 3);
 }
 
 static void test_merge_max_sectors(void)
@@ -613,9 +613,9 @@ static void test_merge_max_sectors(void)
 	g = map_io(&f, WTC_K_NORMAL, 0, 8);
 	for (i = 1; i < 8; i++)
 		CHECK_EQ(map_io(&f, WTC_K_NORMAL, 8 * i, 8), g);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 1);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 1);
 	CHECK(map_io(&f, WTC_K_NORMAL, 64, 8) != g);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 2);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 2);
 }
 
 static void test_merge_off_without_max_sectors(void)
@@ -625,13 +625,13 @@ static void test_merge_off_without_max_sectors(void)
 	DO(setup(&f, 32, false));
 	CHECK(go(map_io(&f, WTC_K_NORMAL, 0, 8)));
 	CHECK(go(map_io(&f, WTC_K_NORMAL, 8, 8)));
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 2);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 2);
 	/* bios that cannot merge, and discards, never get a group */
 	set_device(&f.c, 32, false, 64);
 	CHECK_EQ(map_io(&f, WTC_K_NORMAL, 100, 0), WTC_NO_GROUP);
 	CHECK_EQ(map_io(&f, WTC_K_DISCARD, 0, 8), WTC_NO_GROUP);
 	CHECK_EQ(map_io(&f, WTC_K_DISCARD, 8, 8), WTC_NO_GROUP);
-	CHECK_EQ(f.c.inflight[WTC_C_DISCARD], 2);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_DISCARD], 2);
 }
 
 static void test_merge_slot_freed_by_last_bio(void)
@@ -649,12 +649,12 @@ static void test_merge_slot_freed_by_last_bio(void)
 	CHECK_EQ(dispatch(&f, NULL), -1);
 	CHECK(!wtc_done(&f.c, WTC_K_BG, g, &f.now));
 	CHECK(!wtc_done(&f.c, WTC_K_BG, g, &f.now));
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 4);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 4);
 	CHECK(wtc_done(&f.c, WTC_K_BG, g, &f.now));
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 3);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 3);
 	/* a completion of a group not in flight changes nothing */
 	CHECK(!wtc_done(&f.c, WTC_K_BG, g, &f.now));
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 3);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 3);
 	/* the group is closed: a contiguous bio needs a slot again */
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_BG);
 	r = map_io(&f, WTC_K_BG, 24, 8);
@@ -674,7 +674,7 @@ static void test_merge_behind_held(void)
 	CHECK(go(g));
 	CHECK(!go(map_io(&f, WTC_K_BG, 500, 8)));
 	CHECK(!go(map_io(&f, WTC_K_BG, 8, 8)));
-	CHECK_EQ(f.c.queued[WTC_Q_BG], 2);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_BG], 2);
 	CHECK_EQ(f.c.stats.merged, 0);
 }
 
@@ -699,13 +699,13 @@ static void test_merge_at_dispatch(void)
 	CHECK_EQ(wtc_dispatch(&f.c, &f.now, heads, &grp, &wait), WTC_Q_BG);
 	g = grp;
 	CHECK(g != WTC_NO_GROUP);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 4);	/* at the bg limit */
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 4);	/* at the bg limit */
 	heads[WTC_Q_BG] = (struct wtc_io){ .sector = 9008, .sectors = 8 };
 	grp = 0;
 	CHECK_EQ(wtc_dispatch(&f.c, &f.now, heads, &grp, &wait), WTC_Q_BG);
 	CHECK_EQ(grp, g);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 4);
-	CHECK_EQ(f.c.queued[WTC_Q_BG], 0);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 4);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_BG], 0);
 	CHECK_EQ(f.c.stats.merged, 1);
 }
 
@@ -732,7 +732,7 @@ static void test_merge_group_count_overflow(void)
 	}
 	for (i = 0; i < N; i++)
 		wtc_done(&f.c, WTC_K_NORMAL, grp[i], &f.now);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 0);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 0);
 	CHECK(wtc_idle(&f.c));
 }
 

@@ -11,13 +11,13 @@ struct depth_row { unsigned int qd; struct depth d[8]; };
 
 static void check_depth(struct fx *f, int step, const struct depth *d)
 {
-	f->c.scale_step = step;
+	f->c.lim.scale_step = step;
 	wtc_update_limits(&f->c);
-	CHECKF(f->c.max_depth == d->max && f->c.wb_normal == d->normal &&
-	       f->c.wb_background == d->bg && f->c.scaled_max == d->smax,
+	CHECKF(f->c.lim.max_depth == d->max && f->c.lim.wb_normal == d->normal &&
+	       f->c.lim.wb_background == d->bg && f->c.lim.scaled_max == d->smax,
 	       "qd %u step %d: %u/%u/%u%s, want %u/%u/%u%s",
-	       f->c.queue_depth, step, f->c.max_depth, f->c.wb_normal,
-	       f->c.wb_background, f->c.scaled_max ? "*" : "",
+	       f->c.dev.queue_depth, step, f->c.lim.max_depth, f->c.lim.wb_normal,
+	       f->c.lim.wb_background, f->c.lim.scaled_max ? "*" : "",
 	       d->max, d->normal, d->bg, d->smax ? "*" : "");
 }
 
@@ -281,7 +281,7 @@ static void test_limit_discard_background(void)
 	DO(setup(&f, 1023, true));
 	CHECK_EQ(limit(&f, WTC_Q_DISCARD), 4);
 	CHECK_EQ(map_n(&f, WTC_K_DISCARD, 6), 4);
-	CHECK_EQ(f.c.queued[WTC_Q_DISCARD], 2);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_DISCARD], 2);
 	/* its own counter: writeback still has all its slots */
 	CHECK_EQ(map_n(&f, WTC_K_BG, 4), 4);
 }
@@ -296,7 +296,7 @@ static void test_limit_disabled(void)
 	for (q = 0; q < WTC_NR_QUEUES; q++)
 		CHECK_EQ(limit(&f, q), UINT_MAX);
 	CHECK_EQ(map_n(&f, WTC_K_BG, 100), 100);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 100);	/* still counted */
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 100);	/* still counted */
 	cfg = f.c.cfg;
 	DO(opt(&cfg, "enable", "1"));
 	wtc_set_config(&f.c, &cfg);
@@ -348,8 +348,8 @@ static void test_time_going_back_is_recent(void)
 	f.now.ns += 1 * US;
 	CHECK(wtc_read_issue(&f.c, &f.now));
 	wtc_window(&f.c, &early);		/* the timer, earlier clock */
-	CHECK(f.c.last.verdict != WTC_LAT_EXCEEDED);
-	CHECK_EQ(f.c.scale_step, 0);
+	CHECK(f.c.ctl.last.verdict != WTC_LAT_EXCEEDED);
+	CHECK_EQ(f.c.lim.scale_step, 0);
 }
 
 /* ---- wtc_set_device ------------------------------------------------------ */
@@ -360,12 +360,12 @@ static void test_set_device_same_is_noop(void)
 
 	DO(setup(&f, 32, false));
 	CHECK(!set_device(&f.c, 32, false, 0));
-	CHECK_EQ(f.c.max_depth, 16);
-	f.c.scale_step = 2;
+	CHECK_EQ(f.c.lim.max_depth, 16);
+	f.c.lim.scale_step = 2;
 	wtc_update_limits(&f.c);
 	CHECK(!set_device(&f.c, 32, false, 128));
-	CHECK_EQ(f.c.scale_step, 2);
-	CHECK_EQ(f.c.max_depth, 4);
+	CHECK_EQ(f.c.lim.scale_step, 2);
+	CHECK_EQ(f.c.lim.max_depth, 4);
 }
 
 static void test_set_device_depth_change(void)
@@ -373,17 +373,17 @@ static void test_set_device_depth_change(void)
 	struct fx f;
 
 	DO(setup(&f, 64, false));
-	f.c.scale_step = -1;
+	f.c.lim.scale_step = -1;
 	wtc_update_limits(&f.c);
-	CHECK_EQ(f.c.max_depth, 31);
+	CHECK_EQ(f.c.lim.max_depth, 31);
 	CHECK(set_device(&f.c, 4, false, 0));
-	CHECK_EQ(f.c.scale_step, 0);
-	CHECK_EQ(f.c.max_depth, 4);
-	CHECK_EQ(f.c.wb_normal, 2);
-	CHECK_EQ(f.c.wb_background, 1);
+	CHECK_EQ(f.c.lim.scale_step, 0);
+	CHECK_EQ(f.c.lim.max_depth, 4);
+	CHECK_EQ(f.c.lim.wb_normal, 2);
+	CHECK_EQ(f.c.lim.wb_background, 1);
 	CHECK_EQ(map_n(&f, WTC_K_BG, 2), 1);
 	CHECK(set_device(&f.c, 1023, false, 0));
-	CHECK_EQ(f.c.max_depth, 16);
+	CHECK_EQ(f.c.lim.max_depth, 16);
 	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
 }
 
@@ -392,12 +392,12 @@ static void test_set_device_wc_change(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	f.c.scale_step = 1;
+	f.c.lim.scale_step = 1;
 	wtc_update_limits(&f.c);
 	CHECK(set_device(&f.c, 32, true, 0));
-	CHECK(f.c.wc);
-	CHECK_EQ(f.c.scale_step, 1);
-	CHECK_EQ(f.c.max_depth, 8);
+	CHECK(f.c.dev.wc);
+	CHECK_EQ(f.c.lim.scale_step, 1);
+	CHECK_EQ(f.c.lim.max_depth, 8);
 	/* now the drain rule applies: background 2 */
 	CHECK_EQ(map_n(&f, WTC_K_BG, 3), 2);
 	CHECK_EQ(dispatch(&f, NULL), -1);

@@ -210,42 +210,42 @@ static void sim_check(struct sim *s)
 		qin[q]++;
 	}
 	for (i = 0; i < WTC_NR_COUNTERS; i++)
-		CHECKF(c->inflight[i] == slots[i],
+		CHECKF(c->acct.inflight[i] == slots[i],
 		       SIM_FMT "counter %u is %u, %u requests in flight",
-		       SIM_ARG, i, c->inflight[i], slots[i]);
+		       SIM_ARG, i, c->acct.inflight[i], slots[i]);
 	for (q = 0; q < WTC_NR_QUEUES; q++) {
 		const struct sfifo *h = &s->held[q];
 		unsigned int nd = 0;
 
 		for (i = h->head; i < h->tail; i++)
 			nd += h->v[i].io.deferred;
-		CHECKF(c->deferred[q] == nd, SIM_FMT "%s deferred %u, %u held",
-		       SIM_ARG, wtc_queue_name(q), c->deferred[q], nd);
+		CHECKF(c->acct.deferred[q] == nd, SIM_FMT "%s deferred %u, %u held",
+		       SIM_ARG, wtc_queue_name(q), c->acct.deferred[q], nd);
 		bytes += (u64)nd * 4096;
-		CHECKF(c->queued[q] == sf_len(&s->held[q]),
+		CHECKF(c->acct.queued[q] == sf_len(&s->held[q]),
 		       SIM_FMT "%s queued %u, %u held", SIM_ARG,
-		       wtc_queue_name(q), c->queued[q], sf_len(&s->held[q]));
-		CHECKF(c->q_inflight[q] == qin[q],
+		       wtc_queue_name(q), c->acct.queued[q], sf_len(&s->held[q]));
+		CHECKF(c->acct.q_inflight[q] == qin[q],
 		       SIM_FMT "%s_inflight %u, %u in flight", SIM_ARG,
-		       wtc_queue_name(q), c->q_inflight[q], qin[q]);
+		       wtc_queue_name(q), c->acct.q_inflight[q], qin[q]);
 	}
-	CHECKF(c->deferred_bytes == bytes, SIM_FMT "deferred_bytes %llu, %llu held",
-	       SIM_ARG, (unsigned long long)c->deferred_bytes,
+	CHECKF(c->acct.deferred_bytes == bytes, SIM_FMT "deferred_bytes %llu, %llu held",
+	       SIM_ARG, (unsigned long long)c->acct.deferred_bytes,
 	       (unsigned long long)bytes);
 	if (!s->strict)
 		return;
-	CHECKF(c->stats.hwm[WTC_Q_BG] <= c->wb_background,
+	CHECKF(c->stats.hwm[WTC_Q_BG] <= c->lim.wb_background,
 	       SIM_FMT "bg hwm %u > background %u", SIM_ARG,
-	       c->stats.hwm[WTC_Q_BG], c->wb_background);
-	CHECKF(c->stats.hwm[WTC_Q_NORMAL] <= c->wb_normal,
+	       c->stats.hwm[WTC_Q_BG], c->lim.wb_background);
+	CHECKF(c->stats.hwm[WTC_Q_NORMAL] <= c->lim.wb_normal,
 	       SIM_FMT "normal hwm %u > normal %u", SIM_ARG,
-	       c->stats.hwm[WTC_Q_NORMAL], c->wb_normal);
-	CHECKF(c->inflight[WTC_C_WB] <= c->max_depth &&
-	       c->inflight[WTC_C_RECLAIM] <= c->max_depth &&
-	       c->inflight[WTC_C_DISCARD] <= c->wb_background,
+	       c->stats.hwm[WTC_Q_NORMAL], c->lim.wb_normal);
+	CHECKF(c->acct.inflight[WTC_C_WB] <= c->lim.max_depth &&
+	       c->acct.inflight[WTC_C_RECLAIM] <= c->lim.max_depth &&
+	       c->acct.inflight[WTC_C_DISCARD] <= c->lim.wb_background,
 	       SIM_FMT "in flight %u/%u/%u over %u/%u", SIM_ARG,
-	       c->inflight[WTC_C_RECLAIM], c->inflight[WTC_C_WB],
-	       c->inflight[WTC_C_DISCARD], c->max_depth, c->wb_background);
+	       c->acct.inflight[WTC_C_RECLAIM], c->acct.inflight[WTC_C_WB],
+	       c->acct.inflight[WTC_C_DISCARD], c->lim.max_depth, c->lim.wb_background);
 }
 
 /* Complete everything; held bios must all get out. */
@@ -266,9 +266,9 @@ static void sim_drain(struct sim *s, bool flip_dirty)
 			CHECKF(s->timer_on, SIM_FMT "drain: stuck: %u held "
 			       "(bg %u normal %u discard %u), nothing in "
 			       "flight, no timer; dirty_wait %d", SIM_ARG,
-			       held, s->f.c.queued[WTC_Q_BG],
-			       s->f.c.queued[WTC_Q_NORMAL],
-			       s->f.c.queued[WTC_Q_DISCARD],
+			       held, s->f.c.acct.queued[WTC_Q_BG],
+			       s->f.c.acct.queued[WTC_Q_NORMAL],
+			       s->f.c.acct.queued[WTC_Q_DISCARD],
 			       s->f.now.dirty_wait);
 			if (s->f.now.ns < s->timer_ns)
 				s->f.now.ns = s->timer_ns;
@@ -355,7 +355,7 @@ static void run_sim(const struct sim_cfg *sc, unsigned int seed, bool merge,
 				wtc_set_holding(&s->f.c, true);
 			}
 			if (!rnd_below(500))
-				set_device(&s->f.c, 32, !s->f.c.wc,
+				set_device(&s->f.c, 32, !s->f.c.dev.wc,
 					       merge ? 64 : 0);
 		}
 		if (!failed)

@@ -40,15 +40,15 @@ static void test_pushback_submitter_waits(void)
 
 	DO(fill_bg(&f));
 	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_SLEEP), WTC_WAIT);
-	CHECK_EQ(f.c.queued[WTC_Q_BG], 1);
-	CHECK_EQ(f.c.deferred[WTC_Q_BG], 0);
-	CHECK_EQ(f.c.deferred_bytes, 0);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_BG], 1);
+	CHECK_EQ(f.c.acct.deferred[WTC_Q_BG], 0);
+	CHECK_EQ(f.c.acct.deferred_bytes, 0);
 	CHECK_EQ(f.c.stats.slept, 1);
 	/* ... and gets the slot the next completion frees */
 	CHECK(done(&f, WTC_K_BG));
 	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0, false, NULL), WTC_Q_BG);
-	CHECK_EQ(f.c.queued[WTC_Q_BG], 0);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 4);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_BG], 0);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 4);
 	CHECK_EQ(f.c.stats.throttled[WTC_Q_BG], 1);
 }
 
@@ -59,15 +59,15 @@ static void test_pushback_defer_when_unsafe(void)
 
 	DO(fill_bg(&f));
 	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_DEFER), WTC_HOLD);
-	CHECK_EQ(f.c.deferred[WTC_Q_BG], 1);
-	CHECK_EQ(f.c.deferred_bytes, 4096);
+	CHECK_EQ(f.c.acct.deferred[WTC_Q_BG], 1);
+	CHECK_EQ(f.c.acct.deferred_bytes, 4096);
 	CHECK_EQ(f.c.stats.deferred_bytes_max, 4096);
 	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0, true, NULL), -1);
 	done(&f, WTC_K_BG);
 	done(&f, WTC_K_BG);
 	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0, true, NULL), WTC_Q_BG);
-	CHECK_EQ(f.c.deferred[WTC_Q_BG], 0);
-	CHECK_EQ(f.c.deferred_bytes, 0);
+	CHECK_EQ(f.c.acct.deferred[WTC_Q_BG], 0);
+	CHECK_EQ(f.c.acct.deferred_bytes, 0);
 
 	DO(setup_opts(&f, 32, false, "push_back", "0", NULL));
 	CHECK_EQ(map_n(&f, WTC_K_BG, 4), 4);
@@ -85,8 +85,8 @@ static void test_nowait_refused_not_held(void)
 	CHECK_EQ(map_n(&f, WTC_K_BG, 3), 3);
 	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_NOWAIT | WTC_IO_SLEEP),
 		 WTC_AGAIN);
-	CHECK_EQ(f.c.queued[WTC_Q_BG], 0);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 4);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_BG], 0);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 4);
 	CHECK_EQ(f.c.stats.again, 1);
 	/* behind a held write it is refused too: it may not overtake */
 	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_SLEEP), WTC_WAIT);
@@ -106,11 +106,11 @@ static void test_backlog_bytes_bound(void)
 	CHECK_EQ(map_n(&f, WTC_K_BG, 4), 4);
 	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_DEFER), WTC_HOLD);
 	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_DEFER), WTC_HOLD);
-	CHECK_EQ(f.c.deferred_bytes, 8192);
+	CHECK_EQ(f.c.acct.deferred_bytes, 8192);
 	CHECK(map_mode(&f, WTC_K_BG, WTC_IO_DEFER) >= 0);
 	CHECK_EQ(f.c.stats.overflow, 1);
-	CHECK_EQ(f.c.deferred_bytes, 8192);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 5);
+	CHECK_EQ(f.c.acct.deferred_bytes, 8192);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 5);
 	/* a submitter that may sleep still waits: the bound is on bytes held */
 	CHECK_EQ(map_mode(&f, WTC_K_BG, WTC_IO_SLEEP), WTC_WAIT);
 
@@ -133,7 +133,7 @@ static void test_backlog_age_goes_over_limit(void)
 	CHECK_EQ(wait, 200 * MS);		/* call again when it ages */
 	f.now.ns += 200 * MS;
 	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0, true, &wait), WTC_Q_BG);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 5);	/* over the limit of 4 */
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 5);	/* over the limit of 4 */
 	CHECK_EQ(f.c.stats.aged, 1);
 	CHECK_EQ(f.c.stats.deferred_max_ns, 500 * MS);
 	CHECK_EQ(f.c.stats.held_max_ns, 500 * MS);
@@ -165,7 +165,7 @@ static void test_overtaken_promoted(void)
 	CHECK(done(&f, WTC_K_SYNC));
 	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0 + 1 * MS, false, NULL),
 		 WTC_Q_BG);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 16);
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 16);
 	CHECK_EQ(f.c.stats.promoted, 1);
 	CHECK_EQ(f.c.stats.aged, 0);
 }
@@ -184,7 +184,7 @@ static void test_overtaken_one_each(void)
 	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0 + 1 * MS, true, NULL),
 		 WTC_Q_BG);
 	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0 + 1 * MS, true, NULL), -1);
-	CHECK_EQ(f.c.queued[WTC_Q_BG], 2);
+	CHECK_EQ(f.c.acct.queued[WTC_Q_BG], 2);
 	CHECK(go(map(&f, WTC_K_SYNC)));
 	CHECK(go(map(&f, WTC_K_SYNC)));
 	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0 + 1 * MS, true, NULL),
@@ -212,7 +212,7 @@ static void test_aging_no_starvation(void)
 	f.now.ns += 1 * MS;			/* held 500 ms */
 	CHECK_EQ(dispatch_heads(&f, WTC_Q_BG, T0 + 1 * MS, false, NULL),
 		 WTC_Q_BG);
-	CHECK_EQ(f.c.inflight[WTC_C_WB], 9);	/* over background, under max */
+	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 9);	/* over background, under max */
 	CHECK_EQ(f.c.stats.aged, 1);
 }
 
