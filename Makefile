@@ -7,6 +7,9 @@
 #                         builds for both Debian kernels, DKMS, VM tests
 #   make demo             the short "hdd" demonstration
 #   make bench            the full benchmark (KVER= picks the kernel)
+#   make fstests          fstests' CI selection over wbthrottle and dm-linear,
+#                         both kernels, xfs and ext4 (part of make check)
+#   make fstests-quick    fstests' whole quick group (hours; opt-in)
 
 NAME := dm-wbthrottle
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
@@ -20,7 +23,7 @@ SRCS := dm-wbthrottle.c wbt_core.c wbt_core.h wbt_shim.h compat.h \
 KVERS ?= $(sort $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.*-amd64/build))))
 
 .PHONY: all module clean deps dist-files install uninstall unit fuzz style kbuild-all diskmodel-all \
-	dkms-check vm-test check demo bench
+	dkms-check vm-test check demo bench fstests fstests-deps fstests-quick
 
 all: module
 
@@ -86,12 +89,34 @@ vm-test: kbuild-all diskmodel-all
 	@pids=; for k in $(KVERS); do bash tests/vm/run.sh -k $$k & pids="$$pids $$!"; done; \
 	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
 
+# fstests (tests/fstests/README.md), built from the pinned source tarball
+# FSTESTS_TARBALL (default ../shared/fstests/fstests-*.tar.xz beside the
+# repository). FSTESTS_SEL the selection (ci, extended; tests/fstests/*.list),
+# FSTESTS_FS the filesystems, KVERS the kernels;
+# FSTESTS_RECORD=1 copies the summaries to tests/fstests/results/.
+FSTESTS_FS ?= xfs ext4
+FSTESTS_SEL ?= ci
+FSTESTS_ARGS = -f "$(FSTESTS_FS)" $(foreach k,$(KVERS),-k $(k)) \
+	$(if $(FSTESTS_RECORD),-r)
+
+fstests-deps: deps
+	sh tests/fstests/install-deps.sh
+
+# Both kernels side by side, one QEMU each.
+fstests: fstests-deps kbuild-all
+	bash tests/fstests/run.sh -p -s $(FSTESTS_SEL) $(FSTESTS_ARGS)
+
+# fstests' quick group; dm-linear runs what failed over wbthrottle.
+fstests-quick: fstests-deps kbuild-all
+	bash tests/fstests/run.sh -s quick $(FSTESTS_ARGS)
+
 check: deps
 	$(MAKE) unit
 	$(MAKE) fuzz
 	$(MAKE) kbuild-all
 	$(MAKE) dkms-check
 	$(MAKE) vm-test
+	$(MAKE) fstests
 	@echo "make check: all passed"
 
 demo: deps
