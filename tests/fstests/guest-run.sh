@@ -20,6 +20,7 @@
 # a wbthrottle-only failure, by comparing with the dm-linear control. A
 # hung task or kernel warning fails it (guest.sh checks the kernel log), and
 # results.tsv names the fstests test during which the kernel said it.
+# shellcheck source=../vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh"
 trap lower_cleanup EXIT
 
@@ -91,7 +92,7 @@ wait_for 20 test -b "${part}2" || die "no ${part}2 after sfdisk"
 stack() {
 	local name=$1 dev=$2
 	if [ "$target" = wbthrottle ]; then
-		dm_create "$name" "0 $(sectors "$dev") wbthrottle $dev"
+		dm_create "$name" "0 $(sectors "$dev") wbthrottle $dev ${FST_WBT_OPTS:-}"
 	else
 		dm_create "$name" "0 $(sectors "$dev") linear $dev 0"
 	fi
@@ -148,8 +149,9 @@ cat "$src/local.config" >&2
 # finished, and the test it stopped in fails.
 t0=$SECONDS
 rc=0
+# shellcheck disable=SC2086 # FST_CHECK_ARGS: one option per word
 (cd "$src" && PATH=$src/.bin:$PATH run timeout -k 30 "$FST_DEADLINE" \
-	./check -E "$here/exclude" -R xunit "${args[@]}") 2>&1 |
+	./check -E "$here/exclude" -R xunit ${FST_CHECK_ARGS:-} "${args[@]}") 2>&1 |
 	tee "$res/check.out" || rc=$?
 wall=$((SECONDS - t0))
 log "./check: status $rc in ${wall}s (deadline ${FST_DEADLINE}s)"

@@ -20,8 +20,9 @@ usage() {
 	cat <<EOF
 usage: $0 [-k KVER]... [-s SEL] [-f "FS..."] [-C] [-p] [-r] [-o DIR]
   -k KVER  kernel (repeatable; default: every kernel tests/vm/run.sh finds)
-  -s SEL   ci (default: ci.list), quick (fstests' quick group), or the
-           name of another NAME.list in $here
+  -s SEL   ci (default: ci.list), quick (fstests' quick group), the
+           name of another NAME.list in $here, or the path of a list
+           file inside the repository (build/ is fine)
   -f FS    filesystems (default "xfs ext4")
   -C       full control: dm-linear runs the whole selection too (default:
            only the tests that failed over wbthrottle, in the same boot)
@@ -30,7 +31,9 @@ usage: $0 [-k KVER]... [-s SEL] [-f "FS..."] [-C] [-p] [-r] [-o DIR]
   -o DIR   results directory (default build/fstests-out/SEL)
 Environment: FSTESTS_TARBALL (see build.sh), VM_DISK_MB (default 4096),
 FSTESTS_TEST_TIMEOUT (seconds per combination; default 1500, quick 14400),
-TIME_FACTOR, LOAD_FACTOR (default 1), SOAK_DURATION (seconds, default 10).
+TIME_FACTOR, LOAD_FACTOR (default 1), SOAK_DURATION (seconds, default 10),
+FSTESTS_CHECK_ARGS (more ./check options, e.g. "-I 5" to repeat each test),
+FSTESTS_WBT_OPTS (wbthrottle's optional table arguments, e.g. "2 enable 0").
 EOF
 	exit "${1:-2}"
 }
@@ -60,6 +63,15 @@ shift $((OPTIND - 1))
 
 case $sel in
 quick) fsel=group:quick tmo=${FSTESTS_TEST_TIMEOUT:-14400} ;;
+*/*)
+	# a list file elsewhere in the repository (the guest sees only that)
+	fsel=$(realpath "$sel")
+	if [ ! -f "$fsel" ] || [[ $fsel != "$repo"/* ]]; then
+		echo "fstests: $sel: not a list file in $repo" >&2
+		exit 2
+	fi
+	sel=$(basename "$sel" .list) tmo=${FSTESTS_TEST_TIMEOUT:-1500}
+	;;
 *)
 	[ -f "$here/$sel.list" ] || { echo "fstests: no $here/$sel.list" >&2; exit 2; }
 	fsel=$sel tmo=${FSTESTS_TEST_TIMEOUT:-1500}
@@ -104,6 +116,8 @@ boot() {
 		# that what finished is reported (setup takes a minute or two)
 		printf 'FST_DEADLINE=%q\n' $((tmo - 240))
 		printf 'FST_CONTROL=%q\n' "$control"
+		printf 'FST_CHECK_ARGS=%q\n' "${FSTESTS_CHECK_ARGS:-}"
+		printf 'FST_WBT_OPTS=%q\n' "${FSTESTS_WBT_OPTS:-}"
 		# guest.sh's list of kernel lines that fail a test
 		printf 'FST_KERNEL_BAD=%q\n' 'Oops|WARNING:|BUG:|kernel BUG|general protection|blocked for more than|hung_task|Call Trace|UBSAN|KASAN|soft lockup|rcu.*stall|Kernel panic'
 	} >"$out/fstests.conf"
@@ -132,9 +146,12 @@ fi
 echo "fstests: all boots done in $((SECONDS - t0))s"
 
 rc=0
+cf=--control-failed
+[ "$control" != all ] || cf=
+# shellcheck disable=SC2086 # $cf: one option or none
 python3 "$here/summarize.py" --sel "$sel" --fs "$fss" --out "$outdir" \
 	--known "$here/known-issue10.list" --tarball "$(cat "$repo/build/fstests/src/.tarball.name")" \
-	$([ "$control" = all ] || echo --control-failed) "${kvers[@]}" || rc=$?
+	$cf "${kvers[@]}" || rc=$?
 if [ -n "$record" ]; then
 	mkdir -p "$here/results"
 	for k in "${kvers[@]}"; do
