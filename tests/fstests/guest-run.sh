@@ -96,6 +96,10 @@ stack() {
 	else
 		dm_create "$name" "0 $(sectors "$dev") linear $dev 0"
 	fi
+	# As udev would: /dev/mapper/NAME links to dm-N, so that fstests
+	# finds the device's sysfs directory (xfs/011 reads its log state).
+	run ln -sfn "../dm-$(dmsetup info -c --noheadings -o minor "$name")" \
+		"/dev/mapper/$name"
 }
 stack fst-test "$nvme"
 stack fst-scratch "${part}1"
