@@ -165,7 +165,7 @@ def kernel_report(args, kver, known):
              (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
               args.tarball, wall,
               " The control ran only the tests that failed over "
-              "wbthrottle (-c)." if args.control_failed else ""))
+              "wbthrottle (the default; run.sh -C runs it all)." if args.control_failed else ""))
     L.append("| kernel | fs | target | pass | fail | notrun | "
              "tests' seconds | ./check wall (s) |")
     L.append("|---|---|---|---:|---:|---:|---:|---:|")
@@ -209,6 +209,17 @@ def kernel_report(args, kver, known):
     for n_ in notes:
         L.append("- %s" % n_)
     L.append("- result: **%s**\n" % ("FAILED" if bad else "PASSED"))
+
+    series = ".".join(kver.split(".")[:2])
+    excl = []
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in ["exclude", "exclude-" + series] + [
+            "exclude-%s" % fs for fs in fss] + [
+            "exclude-%s-%s" % (series, fs) for fs in fss]:
+        for t in sorted(read_list(os.path.join(here, name))):
+            excl.append("%s (`%s`)" % (t, name))
+    L.append("Excluded (not run; the reasons are in the files): %s\n" %
+             (", ".join(excl) or "none"))
 
     klines = [(fs, tg, t, r["kernel"]) for (fs, tg), rows in res.items()
               for t, r in sorted(rows.items()) if r["kernel"]]
