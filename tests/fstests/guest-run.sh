@@ -114,13 +114,27 @@ if [ ! -f "$src/.unpacked" ]; then
 	touch "$src/.unpacked"
 fi
 
-# No udevd runs in the guest (dmsetup makes the nodes itself, as
-# DM_DISABLE_UDEV=1 tells it), and fstests' "udevadm wait" for a new dm
-# device would then wait forever: answer settle and wait at once.
+# No udevd runs in the guest: dmsetup makes /dev/mapper/NAME a node of
+# its own (DM_DISABLE_UDEV=1), and fstests' "udevadm wait" for a new dm
+# device would wait forever. This stand-in answers settle and wait at
+# once, and on wait does udev's part: /dev/mapper/NAME becomes a link to
+# dm-N, through which fstests finds the device in sysfs (dm-flakey tests
+# on xfs set /sys/fs/xfs/dm-N/error/...).
 mkdir -p "$src/.bin"
 cat >"$src/.bin/udevadm" <<'EOF'
 #!/bin/sh
-case $1 in settle | wait) exit 0 ;; esac
+case $1 in
+settle) exit 0 ;;
+wait)
+	for a; do
+		case $a in /dev/mapper/?*) ;; *) continue ;; esac
+		[ -b "$a" ] && [ ! -L "$a" ] || continue
+		n=$(dmsetup info -c --noheadings -o minor "${a#/dev/mapper/}") &&
+			ln -sfn "../dm-$n" "$a"
+	done
+	exit 0
+	;;
+esac
 exec /usr/bin/udevadm "$@"
 EOF
 chmod +x "$src/.bin/udevadm"
