@@ -2,11 +2,17 @@
 # dm-wbthrottle: writeback throttling as a device-mapper target.
 #
 #   make                  build for the running kernel (or KDIR=..., KVER=...)
-#   make install          install with DKMS (make uninstall removes it)
+#   make install          the module with DKMS, the wbthrottle command, its
+#                         generator and man pages (again: replaces them;
+#                         make uninstall removes them)
+#   make tools            build build/tools/wbthrottle
+#   make deb              the Debian packages, in build/deb/
 #   make check            everything CI runs: deps, unit tests, W=1 + sparse
 #                         builds for both Debian kernels, DKMS, VM tests
 #   make demo             the short "hdd" demonstration
 #   make bench            the full benchmark (KVER= picks the kernel)
+#   make bench-pushback   fsync and reader cost over four disk profiles
+#   make bench-cpu        what the target costs where nothing is throttled
 #   make fstests          fstests' CI selection over wbthrottle and dm-linear,
 #                         both kernels, xfs and ext4 (part of make check)
 #   make fstests-quick    fstests' whole quick group (hours; opt-in)
@@ -19,11 +25,20 @@ KDIR ?= /lib/modules/$(KVER)/build
 SRCS := dm-wbthrottle.c wbt_core.c wbt_core.h wbt_shim.h compat.h \
 	dm_wbthrottle_trace.h Kbuild dkms.conf
 
+# Guard on one kernel's whole VM run, in seconds (run.sh's default is
+# 1200): with 24 tests, a run that shared the host with two benchmark
+# guests was still at its 13th test after 20 minutes.
+VM_TIMEOUT ?= 2700
+
 # Every installed Debian kernel with headers (6.1 and 6.12).
 KVERS ?= $(sort $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.*-amd64/build))))
+# Overridable so scripts/dkms-check.sh can install into private trees.
+DKMS ?= dkms
+DKMS_SRC ?= /usr/src
 
-.PHONY: all module clean deps dist-files install uninstall unit fuzz style kbuild-all diskmodel-all \
-	dkms-check vm-test check demo bench fstests fstests-deps fstests-quick
+.PHONY: all module clean deps dist-files install uninstall install-dkms uninstall-dkms \
+	tools tools-test initramfs-check version-check deb deb-check unit fuzz style kbuild-all diskmodel-all \
+	dkms-check vm-test check demo bench bench-pushback bench-cpu fstests fstests-deps fstests-quick
 
 all: module
 
@@ -34,6 +49,7 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	-$(MAKE) -C tests/unit clean
 	-$(MAKE) -C tests/fuzz clean
+	-$(MAKE) -C tools clean
 	rm -rf build
 
 deps:
@@ -42,17 +58,48 @@ deps:
 dist-files:
 	@printf '%s\n' $(SRCS)
 
-install:
-	rm -rf /usr/src/$(NAME)-$(VERSION)
-	mkdir -p /usr/src/$(NAME)-$(VERSION)
-	cp $(SRCS) /usr/src/$(NAME)-$(VERSION)/
-	dkms add -m $(NAME) -v $(VERSION)
-	dkms build -m $(NAME) -v $(VERSION) -k $(KVER)
-	dkms install -m $(NAME) -v $(VERSION) -k $(KVER)
+install: install-dkms
+	$(MAKE) -C tools install
 
-uninstall:
-	-dkms remove -m $(NAME) -v $(VERSION) --all
-	rm -rf /usr/src/$(NAME)-$(VERSION)
+uninstall: uninstall-dkms
+	$(MAKE) -C tools uninstall
+
+# Idempotent: a second install replaces the sources and rebuilds for KVER,
+# leaving the builds for other kernels alone.
+install-dkms:
+	rm -rf $(DKMS_SRC)/$(NAME)-$(VERSION)
+	mkdir -p $(DKMS_SRC)/$(NAME)-$(VERSION)
+	cp $(SRCS) $(DKMS_SRC)/$(NAME)-$(VERSION)/
+	-$(DKMS) remove -m $(NAME) -v $(VERSION) -k $(KVER) >/dev/null 2>&1
+	$(DKMS) status -m $(NAME) -v $(VERSION) | grep -q . || \
+		$(DKMS) add -m $(NAME) -v $(VERSION)
+	$(DKMS) build -m $(NAME) -v $(VERSION) -k $(KVER)
+	$(DKMS) install -m $(NAME) -v $(VERSION) -k $(KVER)
+
+uninstall-dkms:
+	if $(DKMS) status -m $(NAME) -v $(VERSION) | grep -q .; then \
+		$(DKMS) remove -m $(NAME) -v $(VERSION) --all; fi
+	rm -rf $(DKMS_SRC)/$(NAME)-$(VERSION)
+
+# The command, with -Wall -Wextra -Werror, and its unit tests.
+tools:
+	$(MAKE) -C tools all
+
+tools-test:
+	$(MAKE) -C tools test
+
+initramfs-check:
+	$(MAKE) -C tools initramfs-check
+
+version-check:
+	sh scripts/version-check.sh
+
+# Both .debs from a copy of the tree (dpkg-buildpackage writes to ..).
+deb:
+	sh scripts/deb-check.sh --build-only
+
+deb-check:
+	sh scripts/deb-check.sh
 
 # Out-of-tree build for one kernel in its own directory, build/<kver>/,
 # with W=1 and sparse; any warning fails the build.
@@ -85,8 +132,8 @@ dkms-check:
 	sh scripts/dkms-check.sh $(KVERS)
 
 # One VM per kernel, side by side; each line of output names its kernel.
-vm-test: kbuild-all diskmodel-all
-	@pids=; for k in $(KVERS); do bash tests/vm/run.sh -k $$k & pids="$$pids $$!"; done; \
+vm-test: kbuild-all diskmodel-all tools
+	@pids=; for k in $(KVERS); do bash tests/vm/run.sh -k $$k -t $(VM_TIMEOUT) & pids="$$pids $$!"; done; \
 	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
 
 # fstests (tests/fstests/README.md), built from the pinned source tarball
@@ -111,10 +158,14 @@ fstests-quick: fstests-deps kbuild-all
 	bash tests/fstests/run.sh -s quick $(FSTESTS_ARGS)
 
 check: deps
+	$(MAKE) version-check
 	$(MAKE) unit
+	$(MAKE) tools-test
+	$(MAKE) initramfs-check
 	$(MAKE) fuzz
 	$(MAKE) kbuild-all
 	$(MAKE) dkms-check
+	$(MAKE) deb-check
 	$(MAKE) vm-test
 	$(MAKE) fstests
 	@echo "make check: all passed"
@@ -124,3 +175,9 @@ demo: deps
 
 bench: deps
 	bash tests/bench/bench.sh
+
+bench-pushback: deps
+	bash tests/bench/pushback.sh
+
+bench-cpu: deps
+	bash tests/bench/cpucost.sh

@@ -9,12 +9,25 @@
  *	<start> <len> wbthrottle <dev_path> [<#opt_args> <key> <value>...]
  * Keys (also `dmsetup message <dev> 0 <key> <value>`): enable 0|1,
  * wb_percent 1..1000, depth auto|N, wc_policy auto|drain|delay|off,
- * cache_delay_us N, lat_us auto|N, lat_pct N. See README.md.
+ * cache_delay_us N, lat_us auto|N, lat_pct N, push_back 0|1,
+ * backlog_kb N, backlog_ms N. See README.md.
  *
- * Bios that may not go yet are held in per-queue FIFOs; ->map() never
- * sleeps (a sleeping map would wait on bios still parked on its own
- * current->bio_list). A WQ_MEM_RECLAIM worker issues held bios as
- * completions free slots. presuspend lets every held bio go.
+ * A tracked write that may not go yet makes its submitter wait in ->map(),
+ * as blk-wbt's wbt_wait() does, whenever that is safe: nothing of this task
+ * is parked on current->bio_list (those bios could be the very completions
+ * it waits for; md's raid10 wait_barrier() uses the same rule), it is not
+ * in reclaim, and the bio is not REQ_NOWAIT (refused with BLK_STS_AGAIN).
+ * Otherwise the bio is deferred: held in the same per-queue FIFO, in a
+ * backlog bounded in bytes and age, and issued by a WQ_MEM_RECLAIM worker.
+ * Completions, the pace timer and the window timer hand free slots to the
+ * heads of the FIFOs: a sleeper is woken with its slot, one by one.
+ * presuspend, `enable 0` and remove let every sleeper and held bio go.
+ *
+ * Bios that are never held (reads, O_DIRECT writes, flushes) take no shared
+ * lock: they are counted per CPU and a sample of reads is timed into a
+ * per-CPU shard, folded into the core when a latency window ends. The lower
+ * device's depth and cache are re-read on every window and on resume, not
+ * per bio.
  */
 #include <linux/module.h>
 #include <linux/device-mapper.h>
@@ -25,8 +38,9 @@
 #include <linux/swap.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
-#include <linux/wait.h>
 #include <linux/ktime.h>
+#include <linux/hrtimer.h>
+#include <linux/percpu.h>
 
 #include "wbt_core.h"
 
@@ -36,8 +50,17 @@
 #define DM_MSG_PREFIX "wbthrottle"
 
 enum {
-	WBT_DISPATCH_BATCH = 64,	/* bios issued per lock hold */
+	WBT_RELEASE_BATCH = 64,		/* held writes let go per lock hold */
 	WBT_STATUS_LEN = 2048,
+};
+
+/* Per CPU: what bios that are never held leave behind. */
+struct wt_pcpu {
+	u64 kind[WBT_NR_KINDS];		/* bios seen (this_cpu_inc()) */
+	u64 writes_done;		/* O_DIRECT writes completed */
+	unsigned int reads;		/* reads seen: which ones to time */
+	spinlock_t lock;		/* timed; wt_fold() */
+	struct wbt_shard timed;		/* latencies of the timed reads */
 };
 
 struct wt_dev {
@@ -46,22 +69,34 @@ struct wt_dev {
 	struct backing_dev_info *bdi;	/* of the DM device: dirtier waits */
 	dev_t devt;			/* of the DM device, for tracepoints */
 
-	spinlock_t lock;		/* protects core and held[] */
+	spinlock_t lock;		/* protects core, held[], ready[], more */
 	struct wbt_core core;
-	struct bio_list held[WBT_NR_QUEUES];
+	struct wt_pcpu __percpu *pcpu;
+	u64 kind_folded[WBT_NR_KINDS];	/* sums of pcpu->kind at the last fold */
+	u64 writes_folded;		/* ... of pcpu->writes_done */
+	struct wbt_shard fold;		/* what the fold adds to the core */
+	struct list_head held[WBT_NR_QUEUES];	/* struct wbt_bio, FIFO */
+	struct bio_list ready[WBT_NR_QUEUES];	/* deferred, let go */
+	bool more;			/* the release batch ran out */
 
 	struct workqueue_struct *wq;
-	struct delayed_work dispatch;	/* issues held bios */
+	struct work_struct issue;	/* issues ready[], releases more */
+	struct hrtimer pace;		/* the next release: pace or age */
 	struct timer_list window;	/* ends latency windows */
-	wait_queue_head_t idle_wait;	/* dtr waits for in-flight bios */
+	unsigned long dirty_seen;	/* jiffies of the last bdi look */
+	unsigned long dirty_sleep;	/* what it found */
 };
 
 /* Per-bio data, in DM's front pad. */
 struct wbt_bio {
+	struct list_head node;		/* in held[] while held */
+	struct task_struct *waiter;	/* its sleeping submitter, or NULL */
 	u64 start_ns;			/* when ->map() saw it */
+	int granted;			/* a sleeper may go on (release/acquire) */
 	u16 grp;			/* merge group, from wbt_core */
 	u8 kind;			/* enum wbt_kind */
 	bool watched;			/* the read whose age is watched */
+	bool refused;			/* failed with AGAIN, never counted */
 };
 
 static unsigned int wt_bio_flags(const struct bio *bio)
@@ -96,111 +131,270 @@ static unsigned int wt_bio_flags(const struct bio *bio)
 	return f;
 }
 
-static void wt_now(struct wt_dev *wt, struct wbt_now *now)
+/* A dirtier slept in balance_dirty_pages() within the last second. */
+static bool wt_dirty_wait(struct wt_dev *wt)
 {
-	unsigned long slept = wbt_bdi_last_dirty_sleep(wt->bdi);
+	unsigned long j = jiffies;
 
-	now->ns = ktime_get_ns();
-	now->dirty_wait = time_before(jiffies, slept + HZ);
+	/* On 6.1 this walks the bdi's wbs: once a jiffy is enough. */
+	if (READ_ONCE(wt->dirty_seen) != j) {
+		WRITE_ONCE(wt->dirty_sleep, wbt_bdi_last_dirty_sleep(wt->bdi));
+		WRITE_ONCE(wt->dirty_seen, j);
+	}
+	return time_before(j, READ_ONCE(wt->dirty_sleep) + HZ);
 }
 
-/* The lower device's depth and cache can change at run time; re-read. */
+static void wt_now(struct wt_dev *wt, struct wbt_now *now)
+{
+	now->ns = ktime_get_ns();
+	now->dirty_wait = wt_dirty_wait(wt);
+}
+
+/*
+ * The lower device's depth and cache can change at run time: re-read on
+ * every window and on resume. Lock held.
+ */
 static void wt_refresh_device(struct wt_dev *wt)
 {
 	struct block_device *bdev = wt->dev->bdev;
 	struct request_queue *q = bdev_get_queue(bdev);
 
+	lockdep_assert_held(&wt->lock);
 	wbt_set_device(&wt->core, blk_queue_depth(q), bdev_write_cache(bdev),
 		       queue_max_sectors(q), bdev_nonrot(bdev));
 }
 
-/* Where a write lands, if the lower queue could merge it with others. */
-static const struct wbt_io *wt_bio_io(const struct bio *bio, struct wbt_io *io)
+static struct bio *wt_bio(struct wbt_bio *pb)
+{
+	return dm_bio_from_per_bio_data(pb, sizeof(*pb));
+}
+
+/*
+ * Where a write lands (if the lower queue could merge it with others) and
+ * the data it holds (a discard holds none).
+ */
+static const struct wbt_io *wt_bio_io(struct bio *bio, struct wbt_io *io)
 {
 	io->sector = bio->bi_iter.bi_sector;
 	io->sectors = 0;
+	io->bytes = bio_has_data(bio) ? bio->bi_iter.bi_size : 0;
+	io->mode = WBT_IO_DEFER;
+	io->since_ns = 0;
+	io->deferred = false;
 	if (bio_op(bio) == REQ_OP_WRITE &&
 	    !(bio->bi_opf & (REQ_FUA | REQ_PREFLUSH | REQ_NOMERGE)))
 		io->sectors = bio_sectors(bio);
 	return io;
 }
 
-static void wt_kick(struct wt_dev *wt)
+/*
+ * May this submitter wait in ->map()? Not if bios of its own wait on
+ * current->bio_list to be issued after we return: they may be what the
+ * wait needs (bio_alloc_bioset() and md's wait_barrier() use the same
+ * test). Not in reclaim: a task that frees memory must not wait for
+ * writeback it may be holding up. Never for REQ_NOWAIT.
+ */
+static unsigned int wt_hold_mode(const struct bio *bio)
 {
-	mod_delayed_work(wt->wq, &wt->dispatch, 0);
+	struct bio_list *pending = current->bio_list;
+
+	if (bio->bi_opf & REQ_NOWAIT)
+		return WBT_IO_NOWAIT;
+	if (current->flags & PF_MEMALLOC)
+		return WBT_IO_DEFER;
+	if (pending && (!bio_list_empty(&pending[0]) ||
+			!bio_list_empty(&pending[1])))
+		return WBT_IO_DEFER;
+	return WBT_IO_SLEEP;
 }
 
 /* Describe the head of held queue q for wbt_dispatch(). Lock held. */
 static void wt_peek(struct wt_dev *wt, int q, struct wbt_io *io)
 {
-	struct bio *bio = bio_list_peek(&wt->held[q]);
+	struct wbt_bio *pb;
 
-	io->sectors = 0;
-	if (bio)
-		wt_bio_io(bio, io);
+	lockdep_assert_held(&wt->lock);
+	pb = list_first_entry_or_null(&wt->held[q], struct wbt_bio, node);
+	memset(io, 0, sizeof(*io));
+	if (!pb)
+		return;
+	wt_bio_io(wt_bio(pb), io);
+	io->since_ns = pb->start_ns;
+	io->deferred = !pb->waiter;
 }
 
-/* Move up to @max bios that may go now from held[] to @out. Lock held. */
-static bool wt_pick(struct wt_dev *wt, struct bio_list *out,
-		    unsigned int max, u64 *wait_ns)
+/* The next release is due in wait_ns (pace or age). Lock held. */
+static void wt_arm_pace(struct wt_dev *wt, u64 wait_ns)
 {
-	struct wbt_io heads[WBT_NR_QUEUES] = { };
-	struct wbt_now now;
+	ktime_t when = ktime_add_ns(ktime_get(), wait_ns);
+
+	lockdep_assert_held(&wt->lock);
+	if (hrtimer_is_queued(&wt->pace) &&
+	    !ktime_before(when, hrtimer_get_expires(&wt->pace)))
+		return;
+	hrtimer_start(&wt->pace, when, HRTIMER_MODE_ABS);
+}
+
+/*
+ * Held write pb of queue q may go, with merge group grp: wake its sleeping
+ * submitter, or pass the deferred bio to the worker. Lock held: a granted
+ * sleeper may return and finish at once, so pb is not touched after the
+ * grant; its task outlives the lock hold (an RCU read-side section).
+ */
+static void wt_let_go(struct wt_dev *wt, int q, struct wbt_bio *pb,
+		      unsigned int grp)
+{
+	struct task_struct *task = pb->waiter;
+
+	list_del(&pb->node);
+	pb->grp = grp;
+	if (task) {
+		/* Pairs with wt_wait(): the sleeper sees pb->grp once granted. */
+		smp_store_release(&pb->granted, 1);
+		wake_up_process(task);
+		return;
+	}
+	bio_list_add(&wt->ready[q], wt_bio(pb));
+	queue_work(wt->wq, &wt->issue);
+}
+
+/* Let go of what may go now, a batch at most; the worker goes on. Lock held. */
+static void wt_release(struct wt_dev *wt, const struct wbt_now *now)
+{
+	struct wbt_io heads[WBT_NR_QUEUES];
 	struct wbt_bio *pb;
-	unsigned int grp;
+	unsigned int n, grp;
+	u64 wait_ns;
+	int q;
+
+	lockdep_assert_held(&wt->lock);
+	for (q = 0; q < WBT_NR_QUEUES; q++)
+		wt_peek(wt, q, &heads[q]);
+	for (n = 0; n < WBT_RELEASE_BATCH; n++) {
+		q = wbt_dispatch(&wt->core, now, heads, &grp, &wait_ns);
+		if (q < 0) {
+			if (wait_ns)
+				wt_arm_pace(wt, wait_ns);
+			return;
+		}
+		pb = list_first_entry_or_null(&wt->held[q], struct wbt_bio,
+					      node);
+		if (WARN_ON_ONCE(!pb))
+			return;
+		trace_wbthrottle_wait(wt->devt, q, now->ns - pb->start_ns);
+		wt_let_go(wt, q, pb, grp);
+		wt_peek(wt, q, &heads[q]);
+	}
+	wt->more = true;
+	queue_work(wt->wq, &wt->issue);
+}
+
+static void wt_kick(struct wt_dev *wt)
+{
+	struct wbt_now now;
+	unsigned long flags;
+
+	wt_now(wt, &now);
+	spin_lock_irqsave(&wt->lock, flags);
+	wt_release(wt, &now);
+	spin_unlock_irqrestore(&wt->lock, flags);
+}
+
+static enum hrtimer_restart wt_pace_fn(struct hrtimer *t)
+{
+	wt_kick(container_of(t, struct wt_dev, pace));
+	return HRTIMER_NORESTART;
+}
+
+/* A deferred bio that was let go, strongest queue first. Lock held. */
+static struct bio *wt_pop_ready(struct wt_dev *wt)
+{
 	struct bio *bio;
 	int q;
 
-	wt_now(wt, &now);
-	for (q = 0; q < WBT_NR_QUEUES; q++)
-		wt_peek(wt, q, &heads[q]);
-	while (max--) {
-		q = wbt_dispatch(&wt->core, &now, heads, &grp, wait_ns);
-		if (q < 0)
-			return false;
-		bio = bio_list_pop(&wt->held[q]);
-		if (WARN_ON_ONCE(!bio))
-			return false;
-		pb = dm_per_bio_data(bio, sizeof(*pb));
-		pb->grp = grp;
-		wbt_note_held(&wt->core, now.ns - pb->start_ns);
-		trace_wbthrottle_wait(wt->devt, q, now.ns - pb->start_ns);
-		bio_list_add(out, bio);
-		wt_peek(wt, q, &heads[q]);
+	lockdep_assert_held(&wt->lock);
+	for (q = 0; q < WBT_NR_QUEUES; q++) {
+		bio = bio_list_pop(&wt->ready[q]);
+		if (bio)
+			return bio;
 	}
-	return true;
+	return NULL;
 }
 
-static void wt_submit_list(struct bio_list *bios)
+/*
+ * Issue deferred bios that were let go, one per lock hold so that a sync
+ * or reclaim bio let go meanwhile overtakes the background ones.
+ */
+static void wt_issue_work(struct work_struct *work)
 {
+	struct wt_dev *wt = container_of(work, struct wt_dev, issue);
 	struct blk_plug plug;
+	struct wbt_now now;
+	unsigned long flags;
 	struct bio *bio;
 
 	blk_start_plug(&plug);
-	while ((bio = bio_list_pop(bios)))
+	for (;;) {
+		wt_now(wt, &now);
+		spin_lock_irqsave(&wt->lock, flags);
+		if (wt->more) {
+			wt->more = false;
+			wt_release(wt, &now);
+		}
+		bio = wt_pop_ready(wt);
+		spin_unlock_irqrestore(&wt->lock, flags);
+		if (!bio)
+			break;
 		dm_submit_bio_remap(bio, NULL);
+	}
 	blk_finish_plug(&plug);
 }
 
-static void wt_dispatch_work(struct work_struct *work)
+/* Sleep until wt_let_go() hands this write its slot. */
+static void wt_wait(struct wbt_bio *pb)
 {
-	struct wt_dev *wt = container_of(to_delayed_work(work),
-					     struct wt_dev, dispatch);
-	struct bio_list out = BIO_EMPTY_LIST;
-	unsigned long flags;
-	u64 wait_ns = 0;
-	bool more;
+	for (;;) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		/* Pairs with wt_let_go(): pb->grp is set once granted. */
+		if (smp_load_acquire(&pb->granted))
+			break;
+		io_schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
 
-	spin_lock_irqsave(&wt->lock, flags);
-	more = wt_pick(wt, &out, WBT_DISPATCH_BATCH, &wait_ns);
-	spin_unlock_irqrestore(&wt->lock, flags);
+/*
+ * Move what bios that are never held left on every CPU into the core: the
+ * counters are cumulative (a remote CPU cannot reset them safely), so the
+ * core gets what they grew since the last fold; the timed reads' shards
+ * are emptied. Lock held.
+ */
+static void wt_fold(struct wt_dev *wt)
+{
+	struct wbt_shard *d = &wt->fold;
+	struct wt_pcpu *pc;
+	u64 writes = 0, sum;
+	int cpu, k;
 
-	wt_submit_list(&out);
-	if (more)
-		wt_kick(wt);
-	else if (wait_ns)
-		queue_delayed_work(wt->wq, &wt->dispatch,
-				   max(1UL, nsecs_to_jiffies(wait_ns)));
+	lockdep_assert_held(&wt->lock);
+	memset(d, 0, sizeof(*d));
+	for_each_possible_cpu(cpu) {
+		pc = per_cpu_ptr(wt->pcpu, cpu);
+		for (k = 0; k < WBT_NR_KINDS; k++)
+			d->kind[k] += READ_ONCE(pc->kind[k]);
+		writes += READ_ONCE(pc->writes_done);
+		spin_lock(&pc->lock);
+		wbt_fold(&wt->core, &pc->timed);
+		spin_unlock(&pc->lock);
+	}
+	for (k = 0; k < WBT_NR_KINDS; k++) {
+		sum = d->kind[k];
+		d->kind[k] = sum - wt->kind_folded[k];
+		wt->kind_folded[k] = sum;
+	}
+	d->win.nr_write = writes - wt->writes_folded;
+	wt->writes_folded = writes;
+	wbt_fold(&wt->core, d);
 }
 
 /* A latency window ended: judge it, maybe rescale, start the next one. */
@@ -215,6 +409,8 @@ static void wt_window_fn(struct timer_list *t)
 
 	wt_now(wt, &now);
 	spin_lock_irqsave(&wt->lock, flags);
+	wt_refresh_device(wt);
+	wt_fold(wt);
 	step = wt->core.scale_step;
 	again = wbt_window(&wt->core, &now);
 	moved = step != wt->core.scale_step;
@@ -226,37 +422,62 @@ static void wt_window_fn(struct timer_list *t)
 
 	if (again)
 		mod_timer(&wt->window, jiffies + max(1UL, nsecs_to_jiffies(win)));
-	/* Deeper limits let held bios go. */
+	/* Deeper limits let held writes go. */
 	if (moved)
 		wt_kick(wt);
 }
 
-/* Start windows when I/O shows up. Lock held. */
+/* Start windows when I/O shows up (lock-free: mod_timer() serialises). */
 static void wt_arm_window(struct wt_dev *wt)
 {
 	if (!timer_pending(&wt->window))
 		mod_timer(&wt->window, jiffies +
-			  max(1UL, nsecs_to_jiffies(wt->core.cur_win_ns)));
+			  max(1UL, nsecs_to_jiffies(wbt_window_ns(&wt->core))));
 }
 
-/* Stop holding and issue everything held; used by presuspend and dtr. */
+static bool wt_holds_any(struct wt_dev *wt)
+{
+	int q;
+
+	lockdep_assert_held(&wt->lock);
+	for (q = 0; q < WBT_NR_QUEUES; q++)
+		if (!list_empty(&wt->held[q]) || !bio_list_empty(&wt->ready[q]))
+			return true;
+	return false;
+}
+
+/*
+ * Throttling is off (suspend, enable 0): wake every sleeper and issue every
+ * deferred bio here and now, until nothing is held.
+ */
 static void wt_release_all(struct wt_dev *wt)
 {
-	struct bio_list out;
+	struct wbt_now now;
 	unsigned long flags;
-	u64 wait_ns;
-	bool more;
+	struct bio *bio;
+	bool held;
+
+	do {
+		wt_now(wt, &now);
+		spin_lock_irqsave(&wt->lock, flags);
+		wt_release(wt, &now);
+		bio = wt_pop_ready(wt);
+		/* Throttling back on (resume, enable 1): the rules apply. */
+		held = wt_holds_any(wt) && !wbt_throttling(&wt->core);
+		spin_unlock_irqrestore(&wt->lock, flags);
+		if (bio)
+			dm_submit_bio_remap(bio, NULL);
+		cond_resched();
+	} while (bio || held);
+}
+
+static void wt_set_holding(struct wt_dev *wt, bool holding)
+{
+	unsigned long flags;
 
 	spin_lock_irqsave(&wt->lock, flags);
-	wbt_set_holding(&wt->core, false);
+	wbt_set_holding(&wt->core, holding);
 	spin_unlock_irqrestore(&wt->lock, flags);
-	do {
-		bio_list_init(&out);
-		spin_lock_irqsave(&wt->lock, flags);
-		more = wt_pick(wt, &out, WBT_DISPATCH_BATCH, &wait_ns);
-		spin_unlock_irqrestore(&wt->lock, flags);
-		wt_submit_list(&out);
-	} while (more);
 }
 
 static bool wt_is_idle(struct wt_dev *wt)
@@ -273,14 +494,20 @@ static bool wt_is_idle(struct wt_dev *wt)
 static void wt_destroy(struct wt_dev *wt)
 {
 	if (wt->wq) {
-		wt_release_all(wt);
-		wait_event(wt->idle_wait, wt_is_idle(wt));
+		/*
+		 * DM destroys a table only with no I/O left in it: presuspend
+		 * let go of everything held, and suspend (or the last close
+		 * before a remove) waited for what was in flight.
+		 */
+		WARN_ON_ONCE(!wt_is_idle(wt));
 		timer_shutdown_sync(&wt->window);
-		cancel_delayed_work_sync(&wt->dispatch);
+		hrtimer_cancel(&wt->pace);
+		cancel_work_sync(&wt->issue);
 		destroy_workqueue(wt->wq);
 	}
 	if (wt->dev)
 		dm_put_device(wt->ti, wt->dev);
+	free_percpu(wt->pcpu);
 	kfree(wt);
 }
 
@@ -338,11 +565,23 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->private = wt;
 	wt->ti = ti;
 	spin_lock_init(&wt->lock);
-	init_waitqueue_head(&wt->idle_wait);
-	INIT_DELAYED_WORK(&wt->dispatch, wt_dispatch_work);
+	INIT_WORK(&wt->issue, wt_issue_work);
+	hrtimer_init(&wt->pace, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	wt->pace.function = wt_pace_fn;
 	timer_setup(&wt->window, wt_window_fn, 0);
-	for (i = 0; i < WBT_NR_QUEUES; i++)
-		bio_list_init(&wt->held[i]);
+	for (i = 0; i < WBT_NR_QUEUES; i++) {
+		INIT_LIST_HEAD(&wt->held[i]);
+		bio_list_init(&wt->ready[i]);
+	}
+
+	wt->pcpu = alloc_percpu(struct wt_pcpu);
+	if (!wt->pcpu) {
+		ti->error = "Cannot allocate per-CPU counters";
+		r = -ENOMEM;
+		goto bad;
+	}
+	for_each_possible_cpu(i)
+		spin_lock_init(&per_cpu_ptr(wt->pcpu, i)->lock);
 
 	path = dm_shift_arg(&as);
 	wbt_config_default(&cfg);
@@ -366,7 +605,9 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	wt->bdi = dm_disk(dm_table_get_md(ti->table))->bdi;
 	wt->devt = disk_devt(dm_disk(dm_table_get_md(ti->table)));
 	wbt_init(&wt->core, &cfg);
+	spin_lock_irq(&wt->lock);
 	wt_refresh_device(wt);
+	spin_unlock_irq(&wt->lock);
 
 	wt->wq = alloc_workqueue("kwbthrottled", WQ_MEM_RECLAIM, 0);
 	if (!wt->wq) {
@@ -375,7 +616,12 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
-	/* One clone per lower request keeps the depth accounting honest. */
+	/*
+	 * Depth counts requests on the lower device. DM does not split a
+	 * bio at the lower queue's limits (the lower queue does, into
+	 * several requests); split it here, as the lower queue would, so
+	 * that one bio we count is one request there.
+	 */
 	r = dm_set_target_max_io_len(ti, queue_max_sectors(bdev_get_queue(bdev)));
 	if (r) {
 		ti->error = "Cannot set the maximum I/O size";
@@ -399,16 +645,112 @@ static void wt_dtr(struct dm_target *ti)
 	wt_destroy(ti->private);
 }
 
+/*
+ * A bio that is never held: count it on this CPU. A read is the "other
+ * I/O" that lowers the background limit (stamped with the tick's time,
+ * which costs a load), and a sample of reads is timed for the controller.
+ */
+static void wt_map_untracked(struct wt_dev *wt, struct wbt_bio *pb)
+{
+	struct wbt_now now;
+	unsigned int seq;
+
+	this_cpu_inc(wt->pcpu->kind[pb->kind]);
+	pb->start_ns = 0;
+	pb->watched = false;
+	if (pb->kind != WBT_K_READ)
+		return;
+	now.ns = ktime_get_coarse_ns();
+	now.dirty_wait = false;
+	wbt_note_read(&wt->core, now.ns);
+	pb->watched = wbt_read_issue(&wt->core, &now);
+	seq = this_cpu_inc_return(wt->pcpu->reads);
+	if (wbt_sample_read(&raw_cpu_ptr(wt->pcpu)->timed, seq))
+		pb->start_ns = ktime_get_ns();
+	wt_arm_window(wt);
+}
+
+/* ... and its completion. Interrupts off for the shard: end_io may run in one. */
+static void wt_end_untracked(struct wt_dev *wt, struct wbt_bio *pb)
+{
+	struct wt_pcpu *pc;
+	unsigned long flags;
+	u64 lat;
+
+	if (pb->kind == WBT_K_DIRECT) {
+		this_cpu_inc(wt->pcpu->writes_done);
+		return;
+	}
+	if (pb->kind != WBT_K_READ)
+		return;
+	wbt_note_read(&wt->core, ktime_get_coarse_ns());
+	if (pb->watched)
+		wbt_read_done(&wt->core);
+	if (!pb->start_ns)
+		return;
+	lat = ktime_get_ns() - pb->start_ns;
+	local_irq_save(flags);
+	pc = this_cpu_ptr(wt->pcpu);
+	spin_lock(&pc->lock);
+	wbt_shard_sample(&pc->timed, WBT_K_READ, lat);
+	spin_unlock(&pc->lock);
+	local_irq_restore(flags);
+}
+
+/* A tracked write: it goes, waits in its submitter, is deferred or refused. */
+static int wt_map_tracked(struct wt_dev *wt, struct bio *bio,
+			  struct wbt_bio *pb, enum wbt_queue q)
+{
+	struct wbt_now now;
+	struct wbt_io io;
+	unsigned long flags;
+	int r;
+
+	pb->waiter = NULL;
+	pb->granted = 0;
+	pb->refused = false;
+	pb->watched = false;
+	wt_now(wt, &now);
+	pb->start_ns = now.ns;
+	wt_bio_io(bio, &io);
+	io.mode = wt_hold_mode(bio);
+
+	spin_lock_irqsave(&wt->lock, flags);
+	wt_arm_window(wt);
+	r = wbt_map(&wt->core, pb->kind, &io, &now);
+	if (r == WBT_WAIT || r == WBT_HOLD) {
+		if (r == WBT_WAIT)
+			pb->waiter = current;
+		list_add_tail(&pb->node, &wt->held[q]);
+		/* Nothing in flight will complete to let it go: look now. */
+		if (wbt_counter_idle(&wt->core, q))
+			wt_release(wt, &now);
+	} else if (r >= 0 && wbt_overtook(&wt->core, q)) {
+		wt_release(wt, &now);
+	}
+	spin_unlock_irqrestore(&wt->lock, flags);
+
+	switch (r) {
+	case WBT_WAIT:
+		wt_wait(pb);
+		return DM_MAPIO_REMAPPED;
+	case WBT_HOLD:
+		return DM_MAPIO_SUBMITTED;
+	case WBT_AGAIN:
+		pb->refused = true;
+		bio_wouldblock_error(bio);
+		return DM_MAPIO_SUBMITTED;
+	default:
+		pb->grp = r;
+		return DM_MAPIO_REMAPPED;
+	}
+}
+
 static int wt_map(struct dm_target *ti, struct bio *bio)
 {
 	struct wt_dev *wt = ti->private;
 	struct wbt_bio *pb = dm_per_bio_data(bio, sizeof(*pb));
-	struct wbt_now now;
-	struct wbt_io io;
-	unsigned long flags;
 	enum wbt_queue q;
-	bool lonely;
-	int r;
 
 	bio_set_dev(bio, wt->dev->bdev);
 	if (bio_sectors(bio) || op_is_zone_mgmt(bio_op(bio)))
@@ -416,29 +758,10 @@ static int wt_map(struct dm_target *ti, struct bio *bio)
 
 	pb->kind = wbt_classify(wt_bio_flags(bio));
 	q = wbt_kind_queue(pb->kind);
-	wt_now(wt, &now);
-	pb->start_ns = now.ns;
-
-	spin_lock_irqsave(&wt->lock, flags);
 	if (q != WBT_Q_NONE)
-		wt_refresh_device(wt);
-	pb->watched = pb->kind == WBT_K_READ && wbt_read_issue(&wt->core, &now);
-	if (q != WBT_Q_NONE || pb->kind == WBT_K_READ)
-		wt_arm_window(wt);
-	r = wbt_map(&wt->core, pb->kind, wt_bio_io(bio, &io), &now);
-	if (r == WBT_HOLD)
-		bio_list_add(&wt->held[q], bio);
-	lonely = r == WBT_HOLD && wbt_counter_idle(&wt->core, q);
-	spin_unlock_irqrestore(&wt->lock, flags);
-
-	if (r != WBT_HOLD) {
-		pb->grp = r;
-		return DM_MAPIO_REMAPPED;
-	}
-	/* Nothing in flight will complete to release it: look now. */
-	if (lonely)
-		wt_kick(wt);
-	return DM_MAPIO_SUBMITTED;
+		return wt_map_tracked(wt, bio, pb, q);
+	wt_map_untracked(wt, pb);
+	return DM_MAPIO_REMAPPED;
 }
 
 static int wt_end_io(struct dm_target *ti, struct bio *bio,
@@ -448,36 +771,29 @@ static int wt_end_io(struct dm_target *ti, struct bio *bio,
 	struct wbt_bio *pb = dm_per_bio_data(bio, sizeof(*pb));
 	struct wbt_now now;
 	unsigned long flags;
-	bool kick, idle;
 
+	if (wbt_kind_queue(pb->kind) == WBT_Q_NONE) {
+		wt_end_untracked(wt, pb);
+		return DM_ENDIO_DONE;
+	}
+	if (pb->refused)
+		return DM_ENDIO_DONE;
 	wt_now(wt, &now);
 	spin_lock_irqsave(&wt->lock, flags);
-	if (pb->watched)
-		wbt_read_done(&wt->core);
 	wbt_sample(&wt->core, pb->kind, now.ns - pb->start_ns);
-	kick = wbt_done(&wt->core, pb->kind, pb->grp, &now);
-	idle = wbt_idle(&wt->core);
+	if (wbt_done(&wt->core, pb->kind, pb->grp, &now))
+		wt_release(wt, &now);
 	spin_unlock_irqrestore(&wt->lock, flags);
-
-	if (kick)
-		wt_kick(wt);
-	if (idle && wq_has_sleeper(&wt->idle_wait))
-		wake_up(&wt->idle_wait);
 	return DM_ENDIO_DONE;
 }
 
+/* Wake every sleeper and issue every deferred bio before DM waits for them. */
 static void wt_presuspend(struct dm_target *ti)
 {
-	wt_release_all(ti->private);
-}
+	struct wt_dev *wt = ti->private;
 
-static void wt_set_holding(struct wt_dev *wt, bool holding)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&wt->lock, flags);
-	wbt_set_holding(&wt->core, holding);
-	spin_unlock_irqrestore(&wt->lock, flags);
+	wt_set_holding(wt, false);
+	wt_release_all(wt);
 }
 
 static void wt_presuspend_undo(struct dm_target *ti)
@@ -487,7 +803,30 @@ static void wt_presuspend_undo(struct dm_target *ti)
 
 static void wt_resume(struct dm_target *ti)
 {
-	wt_set_holding(ti->private, true);
+	struct wt_dev *wt = ti->private;
+	unsigned long flags;
+
+	spin_lock_irqsave(&wt->lock, flags);
+	wt_refresh_device(wt);
+	wbt_set_holding(&wt->core, true);
+	spin_unlock_irqrestore(&wt->lock, flags);
+}
+
+/* How long the oldest write held now has been held. Lock held. */
+static u64 wt_oldest_ns(struct wt_dev *wt)
+{
+	u64 now = ktime_get_ns(), oldest = 0;
+	struct wbt_bio *pb;
+	int q;
+
+	lockdep_assert_held(&wt->lock);
+	for (q = 0; q < WBT_NR_QUEUES; q++) {
+		pb = list_first_entry_or_null(&wt->held[q], struct wbt_bio,
+					      node);
+		if (pb && now > pb->start_ns && now - pb->start_ns > oldest)
+			oldest = now - pb->start_ns;
+	}
+	return oldest;
 }
 
 static void wt_status(struct dm_target *ti, status_type_t type,
@@ -507,8 +846,11 @@ static void wt_status(struct dm_target *ti, status_type_t type,
 	}
 	spin_lock_irqsave(&wt->lock, flags);
 	cfg = wt->core.cfg;
-	if (type == STATUSTYPE_INFO)
-		wbt_format_status(&wt->core, buf, WBT_STATUS_LEN);
+	if (type == STATUSTYPE_INFO) {
+		wt_fold(wt);
+		wbt_format_status(&wt->core, wt_oldest_ns(wt), buf,
+				  WBT_STATUS_LEN);
+	}
 	spin_unlock_irqrestore(&wt->lock, flags);
 
 	switch (type) {
@@ -523,13 +865,15 @@ static void wt_status(struct dm_target *ti, status_type_t type,
 		}
 		break;
 	case STATUSTYPE_IMA:
-		DMEMIT("target_name=%s,target_version=%u.%u.%u,device_name=%s,enable=%c,wb_percent=%u,depth=%u,wc_policy=%s,cache_delay_us=%u,lat_us=%u,lat_pct=%u;",
+		DMEMIT("target_name=%s,target_version=%u.%u.%u,device_name=%s,enable=%c,wb_percent=%u,depth=%u,wc_policy=%s,cache_delay_us=%u,lat_us=%u,lat_pct=%u,push_back=%c,backlog_kb=%u,backlog_ms=%u;",
 		       ti->type->name, ti->type->version[0],
 		       ti->type->version[1], ti->type->version[2],
 		       wt->dev->name, cfg.enabled ? 'y' : 'n',
 		       cfg.wb_percent, cfg.depth,
 		       wbt_wc_policy_name(cfg.wc_policy),
-		       cfg.cache_delay_usec, cfg.lat_usec, cfg.lat_pct);
+		       cfg.cache_delay_usec, cfg.lat_usec, cfg.lat_pct,
+		       cfg.push_back ? 'y' : 'n', cfg.backlog_kb,
+		       cfg.backlog_ms);
 		break;
 	}
 	kfree(buf);
@@ -553,12 +897,15 @@ static int wt_message(struct dm_target *ti, unsigned int argc, char **argv,
 	spin_unlock_irqrestore(&wt->lock, flags);
 
 	if (r) {
-		DMWARN("%s: message rejected: %s",
+		DMWARN_LIMIT("%s: message rejected: %s",
 		       dm_device_name(dm_table_get_md(ti->table)), err);
 		return r;
 	}
-	/* Limits may have risen: let held bios that now fit go. */
-	wt_kick(wt);
+	/* Limits may have risen, or throttling stopped: let go what may. */
+	if (cfg.enabled)
+		wt_kick(wt);
+	else
+		wt_release_all(wt);
 	return 0;
 }
 
@@ -581,6 +928,7 @@ static int wt_iterate_devices(struct dm_target *ti,
 
 static struct target_type wt_target_type = {
 	.name = "wbthrottle",
+	.features = DM_TARGET_NOWAIT,
 	.version = { WBT_V_MAJOR, WBT_V_MINOR, WBT_V_PATCH },
 	.module = THIS_MODULE,
 	.ctr = wt_ctr,
@@ -610,7 +958,7 @@ module_init(dm_wbthrottle_init);
 module_exit(dm_wbthrottle_exit);
 
 MODULE_DESCRIPTION(DM_NAME " target throttling buffered writeback");
-MODULE_AUTHOR("dm-wbthrottle developers");
+MODULE_AUTHOR("the dm-wbthrottle authors <maintainers@users.noreply.a-seed-8d80a926.example>");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(WBT_VERSION);
 MODULE_ALIAS("dm-wbthrottle");

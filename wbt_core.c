@@ -155,12 +155,12 @@ void wbt_update_limits(struct wbt_core *c)
 {
 	u64 max;
 
+	c->step_depth = calc_step_depth(c);
 	if (c->cfg.depth) {
 		max = c->cfg.depth;
 		c->scaled_max = true;
 	} else {
-		max = calc_step_depth(c);
-		max = max * c->cfg.wb_percent / 100;
+		max = (u64)c->step_depth * c->cfg.wb_percent / 100;
 		if (max > WBT_MAX_DEPTH)
 			max = WBT_MAX_DEPTH;
 	}
@@ -184,6 +184,22 @@ static bool throttling(const struct wbt_core *c)
 	return c->cfg.enabled && c->holding;
 }
 
+/*
+ * A write of queue q went while normal or background writes are held: they
+ * are promoted now (wbt_dispatch()); look whether they may go.
+ */
+bool wbt_overtook(const struct wbt_core *c, enum wbt_queue q)
+{
+	return q == WBT_Q_SYNC &&
+	       (c->queued[WBT_Q_NORMAL] || c->queued[WBT_Q_BG]);
+}
+
+/* Does the core hold writes back at all (enabled, not suspending)? */
+bool wbt_throttling(const struct wbt_core *c)
+{
+	return throttling(c);
+}
+
 /* Time since a stamp; 0 if now is a little older (sampled before the lock). */
 static u64 elapsed(const struct wbt_now *now, u64 stamp)
 {
@@ -192,7 +208,7 @@ static u64 elapsed(const struct wbt_now *now, u64 stamp)
 
 static bool close_io(const struct wbt_core *c, const struct wbt_now *now)
 {
-	return elapsed(now, c->last_other_ns) < WBT_CLOSE_IO_NSEC;
+	return elapsed(now, WBT_READ_ONCE(c->last_other_ns)) < WBT_CLOSE_IO_NSEC;
 }
 
 unsigned int wbt_limit(const struct wbt_core *c, enum wbt_queue q,
@@ -209,11 +225,23 @@ unsigned int wbt_limit(const struct wbt_core *c, enum wbt_queue q,
 	default:
 		break;
 	}
+	/*
+	 * A dirtier waits: writeback is what it waits for, so lift the
+	 * limits, as upstream does; but with reads around only to wb_normal,
+	 * so that the readers keep most of their protection exactly when the
+	 * flood is at its worst.
+	 */
 	if (now->dirty_wait)
-		return c->max_depth;
+		return close_io(c, now) ? c->wb_normal : c->max_depth;
 	if (q == WBT_Q_BG || close_io(c, now))
 		return c->wb_background;
 	return c->wb_normal;
+}
+
+/* A dirtier waits and no reads need protecting: every limit lifts. */
+static bool full_lift(const struct wbt_core *c, const struct wbt_now *now)
+{
+	return now->dirty_wait && !close_io(c, now);
 }
 
 /*
@@ -233,7 +261,7 @@ enum wbt_wc_policy wbt_wc_policy(const struct wbt_core *c)
 static enum wbt_wc_policy wc_rule(const struct wbt_core *c,
 				  const struct wbt_now *now)
 {
-	if (!c->wc || now->dirty_wait)
+	if (!c->wc || full_lift(c, now))
 		return WBT_WC_OFF;
 	return wbt_wc_policy(c);
 }
@@ -299,6 +327,9 @@ static void take_slot(struct wbt_core *c, enum wbt_queue q,
 		c->stats.hwm[q] = c->q_inflight[q];
 	if (queue_gated(q) && queue_counter[q] == WBT_C_WB)
 		c->last_gated_ns = now->ns;
+	if (q == WBT_Q_SYNC && (c->queued[WBT_Q_NORMAL] || c->queued[WBT_Q_BG]) &&
+	    c->overtakes < WBT_DEF_DEPTH)
+		c->overtakes++;
 }
 
 /* Does this write continue the open group of its queue? */
@@ -369,13 +400,57 @@ static bool held_ahead(const struct wbt_core *c, enum wbt_queue q)
 	return false;
 }
 
+/* Deferring bytes more would pass the bound (0: nothing is deferred). */
+static bool backlog_full(const struct wbt_core *c, u64 bytes)
+{
+	u64 bound = (u64)c->cfg.backlog_kb * 1024;
+
+	return !bound || c->deferred_bytes + bytes > bound;
+}
+
+/*
+ * A write that may not go now: its submitter waits if it may sleep; a
+ * REQ_NOWAIT one is refused; otherwise the target holds it, unless the
+ * backlog is full, and then it goes at once.
+ */
+static int hold(struct wbt_core *c, enum wbt_queue q, const struct wbt_io *io,
+		const struct wbt_now *now)
+{
+	unsigned int mode = io ? io->mode : WBT_IO_DEFER;
+	u64 bytes = io ? io->bytes : 0;
+
+	if (!c->cfg.push_back)
+		mode &= ~WBT_IO_SLEEP;
+	if (mode & WBT_IO_NOWAIT) {
+		c->stats.again++;
+		return WBT_AGAIN;
+	}
+	if (!(mode & WBT_IO_SLEEP) && backlog_full(c, bytes)) {
+		c->stats.overflow++;
+		return new_group(c, q, io, now);
+	}
+	c->queued[q]++;
+	c->stats.throttled[q]++;
+	if (mode & WBT_IO_SLEEP) {
+		c->stats.slept++;
+		return WBT_WAIT;
+	}
+	c->deferred[q]++;
+	c->deferred_bytes += bytes;
+	c->stats.deferred++;
+	if (c->deferred_bytes > c->stats.deferred_bytes_max)
+		c->stats.deferred_bytes_max = c->deferred_bytes;
+	return WBT_HOLD;
+}
+
 /* ---- the three events: map, dispatch, done -------------------------------- */
 
 /*
- * A bio arrives. WBT_HOLD: the caller holds it in queue wbt_kind_queue(kind)
- * and issues it when wbt_dispatch() names that queue. Otherwise issue it now;
- * the value is its group, to give back to wbt_done(). io is NULL for bios
- * that cannot merge.
+ * A bio arrives. WBT_WAIT: its submitter waits, WBT_HOLD: the caller holds
+ * it; either way in queue wbt_kind_queue(kind), in arrival order, until
+ * wbt_dispatch() names that queue. WBT_AGAIN: fail it with BLK_STS_AGAIN.
+ * Otherwise issue it now; the value is its group, to give back to
+ * wbt_done(). io NULL: a bio that cannot merge, deferred if held.
  */
 int wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_io *io,
 	    const struct wbt_now *now)
@@ -385,19 +460,18 @@ int wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_io *io,
 	if (kind < WBT_NR_KINDS)
 		c->stats.kind[kind]++;
 	if (kind == WBT_K_READ)
-		c->last_other_ns = now->ns;
+		wbt_note_read(c, now->ns);
 	if (q == WBT_Q_NONE)
 		return WBT_NO_GROUP;
+	if (now->dirty_wait)
+		c->stats.dirty_waits++;
 	if (held_ahead(c, q))
-		goto hold;
+		return hold(c, q, io, now);
 	if (can_merge(c, q, io))
 		return join_group(c, q, io);
 	if (under_limit(c, q, now) && !delay_left(c, q, now))
 		return new_group(c, q, io, now);
-hold:
-	c->queued[q]++;
-	c->stats.throttled[q]++;
-	return WBT_HOLD;
+	return hold(c, q, io, now);
 }
 
 /* Requests of the gated queues of counter ctr in flight. */
@@ -426,31 +500,124 @@ static bool gate_closed(const struct wbt_core *c, enum wbt_queue q,
 	return !c->open[queue_counter[q]];
 }
 
+static u64 age_bound_ns(const struct wbt_core *c)
+{
+	return (u64)c->cfg.backlog_ms * 1000 * 1000;
+}
+
+/* How long head h has been held; 0 if it does not say. */
+static u64 head_age(const struct wbt_io *h, const struct wbt_now *now)
+{
+	return h->since_ns ? elapsed(now, h->since_ns) : 0;
+}
+
+static void min_wait(u64 *wait_ns, u64 left)
+{
+	if (left && (!*wait_ns || left < *wait_ns))
+		*wait_ns = left;
+}
+
+/* A sync write went past held writes of gated queue q: promote one. */
+static bool overtaken(const struct wbt_core *c, enum wbt_queue q)
+{
+	return c->overtakes && queue_gated(q) && queue_counter[q] == WBT_C_WB;
+}
+
 /*
- * Pick the queue whose head may be issued now and account it; the caller
- * pops that queue's head and issues it, giving *grp back to wbt_done().
- * heads[q] describes the head of queue q (sectors 0 if it cannot merge).
- * -1: nothing may go now; if *wait_ns is then nonzero, call again after that
- * long.
+ * The oldest head held for backlog_ms or longer, or overtaken by a sync
+ * write, or WBT_Q_NONE; *aged says which.
+ */
+static enum wbt_queue promoted_head(const struct wbt_core *c,
+				    const struct wbt_now *now,
+				    const struct wbt_io *heads, u64 *wait_ns,
+				    bool *aged)
+{
+	enum wbt_queue q, old = WBT_Q_NONE;
+	u64 bound = age_bound_ns(c), age, oldest = 0;
+
+	for (q = 0; q < WBT_NR_QUEUES; q++) {
+		if (!c->queued[q] || !heads[q].since_ns)
+			continue;
+		age = head_age(&heads[q], now);
+		if (age < bound)
+			min_wait(wait_ns, bound - age);
+		if (age < bound && !overtaken(c, q))
+			continue;
+		if (age > oldest || old == WBT_Q_NONE) {
+			oldest = age;
+			old = q;
+			*aged = age >= bound;
+		}
+	}
+	return old;
+}
+
+/* The head of queue q goes: account it. */
+static int take_head(struct wbt_core *c, enum wbt_queue q,
+		     const struct wbt_io *h, const struct wbt_now *now,
+		     unsigned int *grp)
+{
+	c->queued[q]--;
+	if (!c->queued[WBT_Q_NORMAL] && !c->queued[WBT_Q_BG])
+		c->overtakes = 0;	/* nobody left who was overtaken */
+	if (h->deferred && c->deferred[q]) {
+		c->deferred[q]--;
+		c->deferred_bytes -= h->bytes < c->deferred_bytes ?
+				     h->bytes : c->deferred_bytes;
+	}
+	if (h->since_ns)
+		wbt_note_held(c, head_age(h, now), h->deferred);
+	if (can_merge(c, q, h))
+		*grp = join_group(c, q, h);
+	else
+		*grp = new_group(c, q, h, now);
+	return q;
+}
+
+/*
+ * Pick the queue whose head may be issued now (or whose sleeping submitter
+ * may go on) and account it; the caller pops that queue's head and lets it
+ * go, giving *grp back to wbt_done(). heads[q] describes the head of queue
+ * q. -1: nothing may go now; if *wait_ns is then nonzero, call again after
+ * that long.
+ *
+ * A head held for backlog_ms, or overtaken by a sync write, goes first, as
+ * soon as its counter is below max_depth; a deferred one held for
+ * backlog_ms goes regardless of the limit.
  */
 int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
 		 const struct wbt_io *heads, unsigned int *grp, u64 *wait_ns)
 {
 	bool blocked[WBT_NR_COUNTERS] = { false };
 	enum wbt_queue q;
+	bool aged = false;
 	u64 left;
 
 	*wait_ns = 0;
+	q = promoted_head(c, now, heads, wait_ns, &aged);
+	if (q != WBT_Q_NONE) {
+		if ((aged && heads[q].deferred) || !throttling(c) ||
+		    c->inflight[queue_counter[q]] < c->max_depth) {
+			if (aged) {
+				c->stats.aged++;
+			} else {
+				c->stats.promoted++;
+				c->overtakes--;
+			}
+			c->promo_wait[queue_counter[q]] = false;
+			return take_head(c, q, &heads[q], now, grp);
+		}
+		/* The next completion on the counter must look again. */
+		c->promo_wait[queue_counter[q]] = true;
+		blocked[queue_counter[q]] = true;
+	}
 	for (q = 0; q < WBT_NR_QUEUES; q++) {
 		enum wbt_counter ctr = queue_counter[q];
 
 		if (!c->queued[q])
 			continue;
-		if (can_merge(c, q, &heads[q])) {
-			c->queued[q]--;
-			*grp = join_group(c, q, &heads[q]);
-			return q;
-		}
+		if (can_merge(c, q, &heads[q]))
+			return take_head(c, q, &heads[q], now, grp);
 		if (blocked[ctr])
 			continue;
 		blocked[ctr] = true;
@@ -458,13 +625,10 @@ int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
 			continue;
 		left = delay_left(c, q, now);
 		if (left) {
-			if (!*wait_ns || left < *wait_ns)
-				*wait_ns = left;
+			min_wait(wait_ns, left);
 			continue;
 		}
-		c->queued[q]--;
-		*grp = new_group(c, q, &heads[q], now);
-		return q;
+		return take_head(c, q, &heads[q], now, grp);
 	}
 	/* Whoever could not go waits for the next release decision. */
 	c->open[WBT_C_WB] = false;
@@ -528,7 +692,7 @@ bool wbt_done(struct wbt_core *c, enum wbt_kind kind, unsigned int grp,
 	enum wbt_queue p;
 
 	if (kind == WBT_K_READ)
-		c->last_other_ns = now->ns;
+		wbt_note_read(c, now->ns);
 	if (q == WBT_Q_NONE || !leave_group(c, q, grp))
 		return false;
 	ctr = queue_counter[q];
@@ -542,14 +706,18 @@ bool wbt_done(struct wbt_core *c, enum wbt_kind kind, unsigned int grp,
 			kick = true;
 	if (gated_waiting(c, ctr) && release_gated(c, ctr, now))
 		kick = true;
+	if (c->promo_wait[ctr] && c->inflight[ctr] < c->max_depth)
+		kick = true;
 	return kick;
 }
 
-void wbt_note_held(struct wbt_core *c, u64 held_ns)
+void wbt_note_held(struct wbt_core *c, u64 held_ns, bool deferred)
 {
 	c->stats.held_ns += held_ns;
 	if (held_ns > c->stats.held_max_ns)
 		c->stats.held_max_ns = held_ns;
+	if (deferred && held_ns > c->stats.deferred_max_ns)
+		c->stats.deferred_max_ns = held_ns;
 }
 
 bool wbt_idle(const struct wbt_core *c)
@@ -641,11 +809,9 @@ static u64 window_pct(const struct wbt_window *w, unsigned int pct)
 	return wbt_hist_value(b);
 }
 
-/* A completed bio's latency (map to end_io), for the running window. */
-void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns)
+/* A completed bio's latency (map to end_io), into window w. */
+static void window_add(struct wbt_window *w, enum wbt_kind kind, u64 lat_ns)
 {
-	struct wbt_window *w = &c->win;
-
 	switch (kind) {
 	case WBT_K_READ:
 		if (!w->nr_read || lat_ns < w->read_min_ns)
@@ -661,6 +827,7 @@ void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns)
 	case WBT_K_SYNC:
 	case WBT_K_RECLAIM:
 	case WBT_K_DIRECT:
+	case WBT_K_DISCARD:	/* upstream: any op_is_write() op */
 		w->nr_write++;
 		break;
 	default:
@@ -668,18 +835,101 @@ void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns)
 	}
 }
 
-/* A read is issued; true if it becomes the one whose age is watched. */
-bool wbt_read_issue(struct wbt_core *c, const struct wbt_now *now)
+/* Add window s to window w, as if w had seen every sample of s. */
+static void window_merge(struct wbt_window *w, const struct wbt_window *s)
 {
-	if (c->read_issue_ns)
-		return false;
-	c->read_issue_ns = now->ns ? now->ns : 1;
-	return true;
+	unsigned int i;
+
+	if (s->nr_read) {
+		if (!w->nr_read || s->read_min_ns < w->read_min_ns)
+			w->read_min_ns = s->read_min_ns;
+		if (s->read_max_ns > w->read_max_ns)
+			w->read_max_ns = s->read_max_ns;
+		w->nr_read += s->nr_read;
+		w->read_sum_ns += s->read_sum_ns;
+		for (i = 0; i < WBT_HIST_BUCKETS; i++)
+			w->hist[i] += s->hist[i];
+	}
+	w->nr_write += s->nr_write;
 }
 
+void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns)
+{
+	window_add(&c->win, kind, lat_ns);
+}
+
+/* ---- the lock-free side --------------------------------------------------- */
+
+/* A bio that is never held arrives: count it in shard s. */
+void wbt_shard_map(struct wbt_shard *s, enum wbt_kind kind)
+{
+	if (kind < WBT_NR_KINDS)
+		s->kind[kind]++;
+}
+
+/* ... and completes after lat_ns. */
+void wbt_shard_sample(struct wbt_shard *s, enum wbt_kind kind, u64 lat_ns)
+{
+	window_add(&s->win, kind, lat_ns);
+}
+
+/*
+ * Time the read numbered seq on this CPU, whose shard is s? Every one
+ * while the shard has few in the window, then one in WBT_SAMPLE_EVERY.
+ */
+bool wbt_sample_read(const struct wbt_shard *s, unsigned int seq)
+{
+	return WBT_READ_ONCE(s->win.nr_read) < WBT_SAMPLE_ALL ||
+	       !(seq % WBT_SAMPLE_EVERY);
+}
+
+/* Move what shard s holds into the core (both locked), and empty it. */
+void wbt_fold(struct wbt_core *c, struct wbt_shard *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < WBT_NR_KINDS; i++)
+		c->stats.kind[i] += s->kind[i];
+	window_merge(&c->win, &s->win);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * A read was issued or completed at ns: stamp "reads recently". Written at
+ * most once per WBT_STAMP_NSEC: reads on every CPU would otherwise keep
+ * bouncing one cache line between them.
+ */
+void wbt_note_read(struct wbt_core *c, u64 ns)
+{
+	u64 last = WBT_READ_ONCE(c->last_other_ns);
+
+	if (ns > last && ns - last >= WBT_STAMP_NSEC)
+		WBT_WRITE_ONCE(c->last_other_ns, ns);
+}
+
+/*
+ * A read is issued; true if it becomes the one whose age is watched (one
+ * at a time; the first to claim the free slot wins).
+ */
+bool wbt_read_issue(struct wbt_core *c, const struct wbt_now *now)
+{
+	u64 ns = now->ns ? now->ns : 1;
+
+	if (WBT_READ_ONCE(c->read_issue_ns))
+		return false;
+	return !wbt_cmpxchg64(&c->read_issue_ns, 0, ns);
+}
+
+/* The watched read completed. */
 void wbt_read_done(struct wbt_core *c)
 {
-	c->read_issue_ns = 0;
+	WBT_WRITE_ONCE(c->read_issue_ns, 0);
+}
+
+/* The length of the running window. */
+u64 wbt_window_ns(const struct wbt_core *c)
+{
+	return WBT_READ_ONCE(c->cur_win_ns);
 }
 
 static void update_lat_target(struct wbt_core *c)
@@ -719,11 +969,12 @@ static unsigned int min_write_samples(const struct wbt_core *c,
  */
 static u64 stuck_read_age(const struct wbt_core *c, const struct wbt_now *now)
 {
+	u64 issued = WBT_READ_ONCE(c->read_issue_ns);
 	u64 age;
 
-	if (!c->read_issue_ns)
+	if (!issued)
 		return 0;
-	age = elapsed(now, c->read_issue_ns);
+	age = elapsed(now, issued);
 	if (age > c->cur_win_ns || (age > c->lat_target_ns && !c->win.nr_read))
 		return age;
 	return 0;
@@ -766,7 +1017,8 @@ static bool paced_step_left(const struct wbt_core *c)
 /* Less depth: one step up; hard snaps a negative step back to 0. */
 static bool scale_down(struct wbt_core *c, bool hard)
 {
-	if (c->max_depth == 1 && !paced_step_left(c))
+	/* The step's own depth, so that wb_percent cannot unbound it. */
+	if ((c->max_depth == 1 || c->step_depth == 1) && !paced_step_left(c))
 		return false;
 	if (c->scale_step < 0 && hard)
 		c->scale_step = 0;
@@ -858,11 +1110,11 @@ static void act(struct wbt_core *c, enum wbt_lat verdict,
 static void window_length(struct wbt_core *c)
 {
 	u64 step = c->scale_step > 0 ? c->scale_step : 0;
+	u64 win = WBT_WINDOW_NSEC;
 
-	c->cur_win_ns = WBT_WINDOW_NSEC;
 	if (step)
-		c->cur_win_ns = ((u64)WBT_WINDOW_NSEC << 4) /
-				isqrt_u64((step + 1) << 8);
+		win = ((u64)WBT_WINDOW_NSEC << 4) / isqrt_u64((step + 1) << 8);
+	WBT_WRITE_ONCE(c->cur_win_ns, win);
 }
 
 /*
@@ -957,18 +1209,123 @@ void wbt_set_holding(struct wbt_core *c, bool holding)
 	wbt_update_limits(c);
 }
 
+/* Append to buf at *pos; output that does not fit is cut, never overrun. */
+static __printf(4, 5) void emit(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (*pos >= len)
+		return;
+	va_start(ap, fmt);
+	r = vsnprintf(buf + *pos, len - *pos, fmt, ap);
+	va_end(ap);
+	if (r > 0)
+		*pos += (size_t)r < len - *pos ? (size_t)r : len - *pos - 1;
+}
+
 /* ---- options -------------------------------------------------------------- */
+
+/* How an option's value is written. */
+enum opt_type {
+	OPT_UINT = 0,		/* decimal in [min, max] */
+	OPT_AUTO,		/* "auto" (stored as auto_val), or as OPT_UINT */
+	OPT_NAME,		/* one of names[] (stored as its index) */
+};
+
+/*
+ * The options, in table-line order: the one place that knows their names,
+ * ranges, defaults and how they read and print. The parser, the table line
+ * (wbt_config_format), the error texts and the README (checked by the unit
+ * tests and `make check`) follow it.
+ */
+struct opt {
+	const char *name;
+	enum opt_type type;
+	unsigned int min, max;
+	unsigned int def;
+	unsigned int auto_val;		/* OPT_AUTO: what "auto" stores */
+	const char *const *names;	/* OPT_NAME */
+	size_t off;			/* of its unsigned int in wbt_config */
+	const char *err;		/* what the value may be */
+};
+
+#define CFG(field) offsetof(struct wbt_config, field)
+
+static const struct opt opts[WBT_NR_OPTS] = {
+	[WBT_O_ENABLE] = {
+		.name = "enable", .max = 1, .def = 1,
+		.off = CFG(enabled), .err = "enable takes 0 or 1",
+	},
+	[WBT_O_WB_PERCENT] = {
+		.name = "wb_percent",
+		.min = 1, .max = WBT_MAX_WB_PERCENT, .def = WBT_DEF_WB_PERCENT,
+		.off = CFG(wb_percent), .err = "wb_percent takes 1 to 1000",
+	},
+	[WBT_O_DEPTH] = {
+		.name = "depth", .type = OPT_AUTO,
+		.min = 1, .max = WBT_MAX_DEPTH, .def = 0, .auto_val = 0,
+		.off = CFG(depth), .err = "depth takes auto or 1 to 65536",
+	},
+	[WBT_O_WC_POLICY] = {
+		.name = "wc_policy", .type = OPT_NAME,
+		.max = WBT_NR_WC_POLICIES - 1, .def = WBT_WC_AUTO,
+		.names = wc_policy_names, .off = CFG(wc_policy),
+		.err = "wc_policy takes auto, drain, delay or off",
+	},
+	[WBT_O_CACHE_DELAY] = {
+		.name = "cache_delay_us",
+		.max = WBT_MAX_CACHE_DELAY_USEC,
+		.def = WBT_DEF_CACHE_DELAY_USEC, .off = CFG(cache_delay_usec),
+		.err = "cache_delay_us takes 0 to 1000000",
+	},
+	[WBT_O_LAT] = {
+		.name = "lat_us", .type = OPT_AUTO,
+		.max = WBT_MAX_LAT_USEC, .def = WBT_LAT_AUTO,
+		.auto_val = WBT_LAT_AUTO, .off = CFG(lat_usec),
+		.err = "lat_us takes auto or 0 to 10000000",
+	},
+	[WBT_O_LAT_PCT] = {
+		.name = "lat_pct", .max = 99, .off = CFG(lat_pct),
+		.err = "lat_pct takes 0 (window minimum) to 99",
+	},
+	[WBT_O_PUSH_BACK] = {
+		.name = "push_back", .max = 1, .def = 1,
+		.off = CFG(push_back),
+		.err = "push_back takes 0 (never make a submitter wait) or 1",
+	},
+	[WBT_O_BACKLOG_KB] = {
+		.name = "backlog_kb", .max = WBT_MAX_BACKLOG_KB,
+		.def = WBT_DEF_BACKLOG_KB, .off = CFG(backlog_kb),
+		.err = "backlog_kb takes 0 (defer nothing) to 4194304",
+	},
+	[WBT_O_BACKLOG_MS] = {
+		.name = "backlog_ms",
+		.min = 1, .max = WBT_MAX_BACKLOG_MS, .def = WBT_DEF_BACKLOG_MS,
+		.off = CFG(backlog_ms), .err = "backlog_ms takes 1 to 60000",
+	},
+};
+
+static const char unknown_opt[] =
+	"unknown option (enable, wb_percent, depth, wc_policy, cache_delay_us, lat_us, lat_pct, push_back, backlog_kb, backlog_ms)";
+
+static unsigned int *opt_val(struct wbt_config *cfg, const struct opt *o)
+{
+	return (unsigned int *)((char *)cfg + o->off);
+}
+
+static unsigned int opt_get(const struct wbt_config *cfg, const struct opt *o)
+{
+	return *(const unsigned int *)((const char *)cfg + o->off);
+}
 
 void wbt_config_default(struct wbt_config *cfg)
 {
+	unsigned int i;
+
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->enabled = true;
-	cfg->wb_percent = WBT_DEF_WB_PERCENT;
-	cfg->depth = 0;
-	cfg->wc_policy = WBT_WC_AUTO;
-	cfg->cache_delay_usec = WBT_DEF_CACHE_DELAY_USEC;
-	cfg->lat_usec = WBT_LAT_AUTO;
-	cfg->lat_pct = 0;
+	for (i = 0; i < WBT_NR_OPTS; i++)
+		*opt_val(cfg, &opts[i]) = opts[i].def;
 }
 
 /* Strict decimal: digits only, no sign, no overflow, within [min, max]. */
@@ -992,35 +1349,38 @@ static int parse_uint(const char *s, unsigned int min, unsigned int max,
 	return 0;
 }
 
-static int set_depth(struct wbt_config *cfg, const char *val)
+static int opt_parse(const struct opt *o, const char *val, unsigned int *out)
 {
-	if (!strcmp(val, "auto")) {
-		cfg->depth = 0;
-		return 0;
-	}
-	return parse_uint(val, 1, WBT_MAX_DEPTH, &cfg->depth);
-}
+	unsigned int i;
 
-static int set_lat(struct wbt_config *cfg, const char *val)
-{
-	if (!strcmp(val, "auto")) {
-		cfg->lat_usec = WBT_LAT_AUTO;
-		return 0;
-	}
-	return parse_uint(val, 0, WBT_MAX_LAT_USEC, &cfg->lat_usec);
-}
-
-static int set_wc_policy(struct wbt_config *cfg, const char *val)
-{
-	int p;
-
-	for (p = 0; p < WBT_NR_WC_POLICIES; p++) {
-		if (!strcmp(val, wc_policy_names[p])) {
-			cfg->wc_policy = p;
+	switch (o->type) {
+	case OPT_AUTO:
+		if (!strcmp(val, "auto")) {
+			*out = o->auto_val;
 			return 0;
 		}
+		return parse_uint(val, o->min, o->max, out);
+	case OPT_NAME:
+		for (i = o->min; i <= o->max; i++) {
+			if (!strcmp(val, o->names[i])) {
+				*out = i;
+				return 0;
+			}
+		}
+		return -1;
+	default:
+		return parse_uint(val, o->min, o->max, out);
 	}
-	return -1;
+}
+
+static const struct opt *opt_find(const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < WBT_NR_OPTS; i++)
+		if (!strcmp(key, opts[i].name))
+			return &opts[i];
+	return NULL;
 }
 
 /*
@@ -1030,54 +1390,84 @@ static int set_wc_policy(struct wbt_config *cfg, const char *val)
 int wbt_config_set(struct wbt_config *cfg, const char *key, const char *val,
 		   const char **err)
 {
-	struct wbt_config n = *cfg;
-	unsigned int v = 0;
-	int opt, r;
+	const struct opt *o;
+	unsigned int v;
 
 	if (!key || !val) {
 		*err = "option needs a key and a value";
 		return -1;
 	}
-	if (!strcmp(key, "enable")) {
-		opt = WBT_O_ENABLE;
-		r = parse_uint(val, 0, 1, &v);
-		n.enabled = v;
-		*err = "enable takes 0 or 1";
-	} else if (!strcmp(key, "wb_percent")) {
-		opt = WBT_O_WB_PERCENT;
-		r = parse_uint(val, 1, WBT_MAX_WB_PERCENT, &n.wb_percent);
-		*err = "wb_percent takes 1 to 1000";
-	} else if (!strcmp(key, "depth")) {
-		opt = WBT_O_DEPTH;
-		r = set_depth(&n, val);
-		*err = "depth takes auto or 1 to 65536";
-	} else if (!strcmp(key, "wc_policy")) {
-		opt = WBT_O_WC_POLICY;
-		r = set_wc_policy(&n, val);
-		*err = "wc_policy takes auto, drain, delay or off";
-	} else if (!strcmp(key, "cache_delay_us")) {
-		opt = WBT_O_CACHE_DELAY;
-		r = parse_uint(val, 0, WBT_MAX_CACHE_DELAY_USEC,
-			       &n.cache_delay_usec);
-		*err = "cache_delay_us takes 0 to 1000000";
-	} else if (!strcmp(key, "lat_us")) {
-		opt = WBT_O_LAT;
-		r = set_lat(&n, val);
-		*err = "lat_us takes auto or 0 to 10000000";
-	} else if (!strcmp(key, "lat_pct")) {
-		opt = WBT_O_LAT_PCT;
-		r = parse_uint(val, 0, 99, &n.lat_pct);
-		*err = "lat_pct takes 0 (window minimum) to 99";
-	} else {
-		*err = "unknown option (enable, wb_percent, depth, wc_policy, cache_delay_us, lat_us, lat_pct)";
+	o = opt_find(key);
+	if (!o) {
+		*err = unknown_opt;
 		return -1;
 	}
-	if (r)
+	if (opt_parse(o, val, &v)) {
+		*err = o->err;
 		return -1;
-	n.set_mask |= 1u << opt;
-	*cfg = n;
+	}
+	*opt_val(cfg, o) = v;
+	cfg->set_mask |= 1u << (o - opts);
 	*err = NULL;
 	return 0;
+}
+
+/* The values an option takes, as the README's table writes them. */
+static void opt_values(const struct opt *o, char *buf, size_t len,
+		       size_t *pos)
+{
+	unsigned int i;
+
+	if (o->type == OPT_NAME) {
+		/* The default first, then the others in order. */
+		emit(buf, len, pos, "`%s`", o->names[o->def]);
+		for (i = o->min; i <= o->max; i++)
+			if (i != o->def)
+				emit(buf, len, pos, ", `%s`", o->names[i]);
+		return;
+	}
+	if (o->type == OPT_AUTO)
+		emit(buf, len, pos, "`auto`, ");
+	if (o->max - o->min == 1)
+		emit(buf, len, pos, "`%u`, `%u`", o->min, o->max);
+	else
+		emit(buf, len, pos, "%u..%u", o->min, o->max);
+}
+
+/*
+ * Option i's row of the README's table, up to its meaning:
+ * "| `key` | values | default |". 0 past the last option.
+ */
+int wbt_config_doc(unsigned int i, char *buf, size_t len)
+{
+	const struct opt *o = &opts[i];
+	size_t pos = 0;
+
+	if (len)
+		buf[0] = 0;
+	if (i >= WBT_NR_OPTS)
+		return 0;
+	emit(buf, len, &pos, "| `%s` | ", o->name);
+	opt_values(o, buf, len, &pos);
+	if (o->type == OPT_NAME)
+		emit(buf, len, &pos, " | `%s` |", o->names[o->def]);
+	else if (o->type == OPT_AUTO && o->def == o->auto_val)
+		emit(buf, len, &pos, " | `auto` |");
+	else if (o->max - o->min == 1)
+		emit(buf, len, &pos, " | `%u` |", o->def);
+	else
+		emit(buf, len, &pos, " | %u |", o->def);
+	return pos;
+}
+
+/* Option i's name and the text of its range error; false past the last. */
+bool wbt_config_describe(unsigned int i, const char **name, const char **err)
+{
+	if (i >= WBT_NR_OPTS)
+		return false;
+	*name = opts[i].name;
+	*err = opts[i].err;
+	return true;
 }
 
 unsigned int wbt_config_nr_args(const struct wbt_config *cfg)
@@ -1090,63 +1480,60 @@ unsigned int wbt_config_nr_args(const struct wbt_config *cfg)
 	return n;
 }
 
-/* Append to buf at *pos; output that does not fit is cut, never overrun. */
-static __printf(4, 5) void emit(char *buf, size_t len, size_t *pos, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	if (*pos >= len)
-		return;
-	va_start(ap, fmt);
-	r = vsnprintf(buf + *pos, len - *pos, fmt, ap);
-	va_end(ap);
-	if (r > 0)
-		*pos += (size_t)r < len - *pos ? (size_t)r : len - *pos - 1;
-}
-
-/* The options that were set, as "key value" pairs separated by spaces. */
+/* The options that were set, as " key value" pairs, in table order. */
 int wbt_config_format(const struct wbt_config *cfg, char *buf, size_t len)
 {
-	unsigned int m = cfg->set_mask;
+	const struct opt *o;
+	unsigned int i, v;
 	size_t pos = 0;
 
 	if (len)
 		buf[0] = 0;
-	if (m & (1u << WBT_O_ENABLE))
-		emit(buf, len, &pos, " enable %u", cfg->enabled ? 1 : 0);
-	if (m & (1u << WBT_O_WB_PERCENT))
-		emit(buf, len, &pos, " wb_percent %u", cfg->wb_percent);
-	if ((m & (1u << WBT_O_DEPTH)) && cfg->depth)
-		emit(buf, len, &pos, " depth %u", cfg->depth);
-	if ((m & (1u << WBT_O_DEPTH)) && !cfg->depth)
-		emit(buf, len, &pos, " depth auto");
-	if (m & (1u << WBT_O_WC_POLICY))
-		emit(buf, len, &pos, " wc_policy %s",
-		     wc_policy_names[cfg->wc_policy]);
-	if (m & (1u << WBT_O_CACHE_DELAY))
-		emit(buf, len, &pos, " cache_delay_us %u",
-		     cfg->cache_delay_usec);
-	if ((m & (1u << WBT_O_LAT)) && cfg->lat_usec == WBT_LAT_AUTO)
-		emit(buf, len, &pos, " lat_us auto");
-	if ((m & (1u << WBT_O_LAT)) && cfg->lat_usec != WBT_LAT_AUTO)
-		emit(buf, len, &pos, " lat_us %u", cfg->lat_usec);
-	if (m & (1u << WBT_O_LAT_PCT))
-		emit(buf, len, &pos, " lat_pct %u", cfg->lat_pct);
+	for (i = 0; i < WBT_NR_OPTS; i++) {
+		if (!(cfg->set_mask & (1u << i)))
+			continue;
+		o = &opts[i];
+		v = opt_get(cfg, o);
+		if (o->type == OPT_NAME)
+			emit(buf, len, &pos, " %s %s", o->name, o->names[v]);
+		else if (o->type == OPT_AUTO && v == o->auto_val)
+			emit(buf, len, &pos, " %s auto", o->name);
+		else
+			emit(buf, len, &pos, " %s %u", o->name, v);
+	}
 	return pos;
 }
 
-/* The INFO status: key=value fields, in an append-only order (README). */
-int wbt_format_status(const struct wbt_core *c, char *buf, size_t len)
+/* Writes held now: submitters waiting, and deferred ones. */
+static void held_counts(const struct wbt_core *c, unsigned int *waiting,
+			unsigned int *deferred)
+{
+	int i;
+
+	*waiting = 0;
+	*deferred = 0;
+	for (i = 0; i < WBT_NR_QUEUES; i++) {
+		*waiting += c->queued[i] - c->deferred[i];
+		*deferred += c->deferred[i];
+	}
+}
+
+/*
+ * The INFO status: key=value fields, in an append-only order (README).
+ * oldest_ns: how long the oldest write held now has been held.
+ */
+int wbt_format_status(const struct wbt_core *c, u64 oldest_ns, char *buf,
+		      size_t len)
 {
 	const struct wbt_stats *s = &c->stats;
+	unsigned int waiting, deferred;
 	size_t pos = 0;
 	int i;
 
 	if (len)
 		buf[0] = 0;
 	emit(buf, len, &pos,
-	     "enabled=%d holding=%d qd=%u wc=%d wc_policy=%s depth_mode=%s",
+	     "enabled=%u holding=%d qd=%u wc=%d wc_policy=%s depth_mode=%s",
 	     c->cfg.enabled, c->holding, c->queue_depth, c->wc,
 	     wc_policy_names[wbt_wc_policy(c)],
 	     c->cfg.depth ? "fixed" : "auto");
@@ -1181,5 +1568,22 @@ int wbt_format_status(const struct wbt_core *c, char *buf, size_t len)
 	     (unsigned long long)s->step_changes);
 	emit(buf, len, &pos, " pace_us=%llu",
 	     (unsigned long long)wbt_pace_ns(c) / 1000);
+	held_counts(c, &waiting, &deferred);
+	emit(buf, len, &pos,
+	     " waiting=%u deferred=%u deferred_bytes=%llu deferred_bytes_max=%llu held_oldest_us=%llu deferred_max_us=%llu",
+	     waiting, deferred, (unsigned long long)c->deferred_bytes,
+	     (unsigned long long)s->deferred_bytes_max,
+	     (unsigned long long)oldest_ns / 1000,
+	     (unsigned long long)s->deferred_max_ns / 1000);
+	emit(buf, len, &pos,
+	     " slept=%llu deferred_total=%llu aged=%llu overflow=%llu again=%llu dirty_waits=%llu",
+	     (unsigned long long)s->slept, (unsigned long long)s->deferred,
+	     (unsigned long long)s->aged, (unsigned long long)s->overflow,
+	     (unsigned long long)s->again,
+	     (unsigned long long)s->dirty_waits);
+	emit(buf, len, &pos, " push_back=%u backlog_kb=%u backlog_ms=%u",
+	     c->cfg.push_back, c->cfg.backlog_kb, c->cfg.backlog_ms);
+	emit(buf, len, &pos, " promoted=%llu",
+	     (unsigned long long)s->promoted);
 	return pos;
 }

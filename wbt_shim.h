@@ -13,6 +13,11 @@
 #include <linux/limits.h>
 #include <linux/string.h>
 #include <linux/stdarg.h>
+#include <linux/compiler.h>
+#include <linux/atomic.h>
+#define WBT_READ_ONCE(x)	READ_ONCE(x)
+#define WBT_WRITE_ONCE(x, v)	WRITE_ONCE(x, v)
+#define wbt_cmpxchg64(p, old, new)	cmpxchg64(p, old, new)
 #else
 #include <stdarg.h>
 #include <stdbool.h>
@@ -30,6 +35,15 @@ typedef int64_t s64;
 #ifndef U64_MAX
 #define U64_MAX UINT64_MAX
 #endif
+/* What the kernel's READ_ONCE(), WRITE_ONCE() and cmpxchg64() do. */
+#define WBT_READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
+#define WBT_WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+static inline u64 wbt_cmpxchg64(u64 *p, u64 old, u64 new)
+{
+	__atomic_compare_exchange_n(p, &old, new, false, __ATOMIC_SEQ_CST,
+				    __ATOMIC_SEQ_CST);
+	return old;
+}
 #endif
 
 #endif /* WBT_SHIM_H */

@@ -3,7 +3,8 @@
 # Install everything dm-wbthrottle needs to build, test and benchmark on
 # Debian 12 (bookworm), idempotently: both Debian kernels (6.1 and the
 # newest 6.12 backport that has both image and headers), QEMU, busybox and
-# the block tools used inside the guest.
+# the block tools used inside the guest, and what the wbthrottle command
+# and the Debian packages need to build.
 set -eu
 
 export DEBIAN_FRONTEND=noninteractive
@@ -11,7 +12,7 @@ SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 
 stamp=/var/lib/dm-wbthrottle-deps.stamp
-want_stamp="v3"
+want_stamp="v4"
 
 # Newest 6.12 flavour for which both linux-image and linux-headers exist.
 pick_612() {
@@ -33,8 +34,11 @@ have_all() {
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_stamp" ] || return 1
 	ls /lib/modules/6.1.*-amd64/build/Makefile >/dev/null 2>&1 || return 1
 	ls /lib/modules/6.12.*+deb12-amd64/build/Makefile >/dev/null 2>&1 || return 1
+	[ -f /usr/include/libdevmapper.h ] || return 1
+	[ -f /usr/share/perl5/Debian/Debhelper/Sequence/dkms.pm ] || return 1
 	for c in qemu-system-x86_64 busybox dmsetup fio mkfs.xfs mkfs.ext4 \
-		 dkms sparse cpio xz gnuplot clang; do
+		 dkms sparse cpio xz gnuplot clang pkg-config dh fakeroot \
+		 dpkg-buildpackage; do
 		command -v "$c" >/dev/null 2>&1 || return 1
 	done
 }
@@ -48,6 +52,16 @@ $SUDO apt-get update -q
 k612=$(pick_612) || { echo "install-deps: no linux-image-6.12.*+deb12-amd64 with headers" >&2; exit 1; }
 echo "install-deps: 6.12 kernel is $k612"
 
+# Kernel images change what the machine boots: ask first on a terminal.
+if ! dpkg -s linux-image-amd64 "linux-image-$k612" >/dev/null 2>&1 &&
+   [ -t 0 ] && [ "${WBT_ASSUME_YES:-}" != 1 ]; then
+	echo "install-deps: about to install the kernel images linux-image-amd64 and"
+	echo "linux-image-$k612 (for the QEMU tests); the newer one may become the"
+	printf "default boot entry. Go on? [y/N] "
+	read -r answer
+	case $answer in [yY]*) ;; *) echo "install-deps: stopped"; exit 1 ;; esac
+fi
+
 $SUDO apt-get install -y -q --no-install-recommends \
 	build-essential make gcc bc bison flex libelf-dev kmod cpio xz-utils \
 	initramfs-tools \
@@ -55,7 +69,8 @@ $SUDO apt-get install -y -q --no-install-recommends \
 	"linux-image-$k612" "linux-headers-$k612" \
 	qemu-system-x86 busybox-static \
 	dmsetup fio xfsprogs e2fsprogs util-linux procps \
-	dkms sparse gnuplot-nox clang python3 git
+	dkms sparse gnuplot-nox clang python3 git \
+	libdevmapper-dev pkg-config debhelper dh-dkms dpkg-dev fakeroot lintian
 
 echo "$want_stamp" | $SUDO tee "$stamp" >/dev/null
 echo "install-deps: done"

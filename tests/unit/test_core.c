@@ -655,18 +655,25 @@ static void test_limit_direct_write_is_not_a_read(void)
 	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
 }
 
+/* A waiting dirtier lifts writeback to max, but near reads only to normal. */
 static void test_limit_dirty_wait_max(void)
 {
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	map(&f, WBT_K_READ);
 	f.now.dirty_wait = true;
 	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 16);
 	CHECK_EQ(limit(&f, WBT_Q_BG), 16);
 	CHECK_EQ(limit(&f, WBT_Q_SYNC), 16);
 	CHECK_EQ(limit(&f, WBT_Q_RECLAIM), 16);
 	CHECK_EQ(limit(&f, WBT_Q_DISCARD), 4);	/* discard stays low */
+	map(&f, WBT_K_READ);			/* a reader is around */
+	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
+	CHECK_EQ(limit(&f, WBT_Q_BG), 8);
+	CHECK_EQ(limit(&f, WBT_Q_SYNC), 16);
+	CHECK_EQ(limit(&f, WBT_Q_RECLAIM), 16);
+	f.now.ns += 100 * MS;			/* ... and gone */
+	CHECK_EQ(limit(&f, WBT_Q_BG), 16);
 	f.now.dirty_wait = false;
 	CHECK_EQ(limit(&f, WBT_Q_BG), 4);
 }
@@ -1181,7 +1188,7 @@ static void test_delay_then_dirty_wait_not_stuck(void)
 	CHECK_EQ(wait, 8 * MS);
 	f.now.ns += 8 * MS;			/* the timer fires ... */
 	f.now.dirty_wait = true;		/* ... as a dirtier waits */
-	CHECK_EQ(limit(&f, WBT_Q_BG), 16);
+	CHECK_EQ(limit(&f, WBT_Q_BG), 8);	/* the read: bounded lift */
 	CHECK_EQ(dispatch(&f, &wait), WBT_Q_BG);
 }
 
@@ -1495,12 +1502,12 @@ static void test_merge_at_dispatch(void)
 	CHECK(!go(map_io(&f, WBT_K_BG, 9008, 8)));
 	CHECK(done(&f, WBT_K_BG));
 	memset(heads, 0, sizeof(heads));
-	heads[WBT_Q_BG] = (struct wbt_io){ 9000, 8 };
+	heads[WBT_Q_BG] = (struct wbt_io){ .sector = 9000, .sectors = 8 };
 	CHECK_EQ(wbt_dispatch(&f.c, &f.now, heads, &grp, &wait), WBT_Q_BG);
 	g = grp;
 	CHECK(g != WBT_NO_GROUP);
 	CHECK_EQ(f.c.inflight[WBT_C_WB], 4);	/* at the bg limit */
-	heads[WBT_Q_BG] = (struct wbt_io){ 9008, 8 };
+	heads[WBT_Q_BG] = (struct wbt_io){ .sector = 9008, .sectors = 8 };
 	grp = 0;
 	CHECK_EQ(wbt_dispatch(&f.c, &f.now, heads, &grp, &wait), WBT_Q_BG);
 	CHECK_EQ(grp, g);
@@ -1672,8 +1679,17 @@ static void sim_map(struct sim *s)
 		s->next_sector[q] = b.io.sector + 8;
 		io = &b.io;
 	}
+	/* Half the submitters may sleep; the others' writes are deferred. */
+	if (q != WBT_Q_NONE) {
+		b.io.bytes = 4096;
+		b.io.mode = rnd_below(2) ? WBT_IO_SLEEP : WBT_IO_DEFER;
+		io = &b.io;
+	}
 	s->mapped++;
 	r = wbt_map(&s->f.c, b.kind, io, &s->f.now);
+	b.io.deferred = r == WBT_HOLD;
+	if (r == WBT_WAIT)
+		r = WBT_HOLD;
 	if (r != WBT_HOLD) {
 		CHECKF(r >= 0 && (r == WBT_NO_GROUP || r < WBT_NR_GROUPS),
 		       SIM_FMT "wbt_map returned %d", SIM_ARG, r);
@@ -1717,6 +1733,7 @@ static void sim_check(struct sim *s)
 	unsigned int qin[WBT_NR_QUEUES] = { 0 };
 	enum wbt_queue q;
 	unsigned int i;
+	u64 bytes = 0;
 
 	memset(seen, 0, sizeof(seen));
 	for (i = 0; i < s->nfly; i++) {
@@ -1738,6 +1755,14 @@ static void sim_check(struct sim *s)
 		       SIM_FMT "counter %u is %u, %u requests in flight",
 		       SIM_ARG, i, c->inflight[i], slots[i]);
 	for (q = 0; q < WBT_NR_QUEUES; q++) {
+		const struct sfifo *h = &s->held[q];
+		unsigned int nd = 0;
+
+		for (i = h->head; i < h->tail; i++)
+			nd += h->v[i].io.deferred;
+		CHECKF(c->deferred[q] == nd, SIM_FMT "%s deferred %u, %u held",
+		       SIM_ARG, wbt_queue_name(q), c->deferred[q], nd);
+		bytes += (u64)nd * 4096;
 		CHECKF(c->queued[q] == sf_len(&s->held[q]),
 		       SIM_FMT "%s queued %u, %u held", SIM_ARG,
 		       wbt_queue_name(q), c->queued[q], sf_len(&s->held[q]));
@@ -1745,6 +1770,9 @@ static void sim_check(struct sim *s)
 		       SIM_FMT "%s_inflight %u, %u in flight", SIM_ARG,
 		       wbt_queue_name(q), c->q_inflight[q], qin[q]);
 	}
+	CHECKF(c->deferred_bytes == bytes, SIM_FMT "deferred_bytes %llu, %llu held",
+	       SIM_ARG, (unsigned long long)c->deferred_bytes,
+	       (unsigned long long)bytes);
 	if (!s->strict)
 		return;
 	CHECKF(c->stats.hwm[WBT_Q_BG] <= c->wb_background,
@@ -2178,7 +2206,7 @@ static int fmt_config(const void *cfg, char *buf, size_t len)
 
 static int fmt_status(const void *c, char *buf, size_t len)
 {
-	return wbt_format_status(c, buf, len);
+	return wbt_format_status(c, 0, buf, len);
 }
 
 static void test_config_format_no_overrun(void)
@@ -2236,9 +2264,9 @@ static void test_status_values(void)
 	map(&f, WBT_K_READ);
 	f.now.ns += 200 * MS;
 	map_n(&f, WBT_K_BG, 6);
-	wbt_note_held(&f.c, 1000);
-	wbt_note_held(&f.c, 500);
-	CHECK(wbt_format_status(&f.c, buf, sizeof(buf)) > 0);
+	wbt_note_held(&f.c, 1000, false);
+	wbt_note_held(&f.c, 500, false);
+	CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
 	CHECK_FIELD(buf, "enabled", "1");
 	CHECK_FIELD(buf, "holding", "1");
 	CHECK_FIELD(buf, "qd", "32");
@@ -2281,7 +2309,7 @@ static void test_status_field_order(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	CHECK(wbt_format_status(&f.c, buf, sizeof(buf)) > 0);
+	CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
 #define WANT(...) snprintf(want[n++], sizeof(want[0]), __VA_ARGS__)
 	WANT("enabled"); WANT("holding"); WANT("qd"); WANT("wc");
 	WANT("wc_policy"); WANT("depth_mode"); WANT("max"); WANT("normal");
@@ -2316,9 +2344,9 @@ static void test_note_held(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	wbt_note_held(&f.c, 300);
-	wbt_note_held(&f.c, 700);
-	wbt_note_held(&f.c, 100);
+	wbt_note_held(&f.c, 300, false);
+	wbt_note_held(&f.c, 700, false);
+	wbt_note_held(&f.c, 100, false);
 	CHECK_EQ(f.c.stats.held_ns, 1100);
 	CHECK_EQ(f.c.stats.held_max_ns, 700);
 }
@@ -2666,6 +2694,633 @@ struct test {
 	void (*fn)(void);
 };
 
+/* ---- push-back and the bounded backlog ----------------------------------- */
+
+/* A write of 4 KiB that cannot merge, held as mode says, seen at f->now. */
+static int map_mode(struct fx *f, enum wbt_kind k, unsigned int mode)
+{
+	struct wbt_io io = { .bytes = 4096, .mode = mode };
+
+	return wbt_map(&f->c, k, &io, &f->now);
+}
+
+/* The head of queue q for wbt_dispatch(): held since, deferred or not. */
+static int dispatch_heads(struct fx *f, enum wbt_queue q, u64 since,
+			  bool deferred, u64 *wait_ns)
+{
+	struct wbt_io heads[WBT_NR_QUEUES];
+	unsigned int grp = 0;
+	u64 w;
+
+	memset(heads, 0, sizeof(heads));
+	heads[q].bytes = 4096;
+	heads[q].since_ns = since;
+	heads[q].deferred = deferred;
+	return wbt_dispatch(&f->c, &f->now, heads, &grp, wait_ns ? wait_ns : &w);
+}
+
+/* Fill the background limit (4 of 16 on qd 32). */
+static void fill_bg(struct fx *f)
+{
+	DO(setup(f, 32, false));
+	CHECK_EQ(map_n(f, WBT_K_BG, 4), 4);
+}
+
+static void test_pushback_submitter_waits(void)
+{
+	struct fx f;
+
+	DO(fill_bg(&f));
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	CHECK_EQ(f.c.queued[WBT_Q_BG], 1);
+	CHECK_EQ(f.c.deferred[WBT_Q_BG], 0);
+	CHECK_EQ(f.c.deferred_bytes, 0);
+	CHECK_EQ(f.c.stats.slept, 1);
+	/* ... and gets the slot the next completion frees */
+	CHECK(done(&f, WBT_K_BG));
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, NULL), WBT_Q_BG);
+	CHECK_EQ(f.c.queued[WBT_Q_BG], 0);
+	CHECK_EQ(f.c.inflight[WBT_C_WB], 4);
+	CHECK_EQ(f.c.stats.throttled[WBT_Q_BG], 1);
+}
+
+/* A submitter that may not sleep is deferred; push_back 0 defers all. */
+static void test_pushback_defer_when_unsafe(void)
+{
+	struct fx f;
+
+	DO(fill_bg(&f));
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(f.c.deferred[WBT_Q_BG], 1);
+	CHECK_EQ(f.c.deferred_bytes, 4096);
+	CHECK_EQ(f.c.stats.deferred_bytes_max, 4096);
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, true, NULL), -1);
+	done(&f, WBT_K_BG);
+	done(&f, WBT_K_BG);
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, true, NULL), WBT_Q_BG);
+	CHECK_EQ(f.c.deferred[WBT_Q_BG], 0);
+	CHECK_EQ(f.c.deferred_bytes, 0);
+
+	DO(setup_opts(&f, 32, false, "push_back", "0", NULL));
+	CHECK_EQ(map_n(&f, WBT_K_BG, 4), 4);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_HOLD);
+	CHECK_EQ(f.c.stats.slept, 0);
+}
+
+/* REQ_NOWAIT: refused when it would wait, never held; fine under limit. */
+static void test_nowait_refused_not_held(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	CHECK(map_mode(&f, WBT_K_BG, WBT_IO_NOWAIT) >= 0);
+	CHECK_EQ(map_n(&f, WBT_K_BG, 3), 3);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_NOWAIT | WBT_IO_SLEEP),
+		 WBT_AGAIN);
+	CHECK_EQ(f.c.queued[WBT_Q_BG], 0);
+	CHECK_EQ(f.c.inflight[WBT_C_WB], 4);
+	CHECK_EQ(f.c.stats.again, 1);
+	/* behind a held write it is refused too: it may not overtake */
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	done(&f, WBT_K_BG);
+	done(&f, WBT_K_BG);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_NOWAIT), WBT_AGAIN);
+	/* untracked I/O is never refused */
+	CHECK(map_mode(&f, WBT_K_DIRECT, WBT_IO_NOWAIT) >= 0);
+}
+
+/* When deferring would pass backlog_kb, the write goes at once. */
+static void test_backlog_bytes_bound(void)
+{
+	struct fx f;
+
+	DO(setup_opts(&f, 32, false, "backlog_kb", "8", NULL));
+	CHECK_EQ(map_n(&f, WBT_K_BG, 4), 4);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(f.c.deferred_bytes, 8192);
+	CHECK(map_mode(&f, WBT_K_BG, WBT_IO_DEFER) >= 0);
+	CHECK_EQ(f.c.stats.overflow, 1);
+	CHECK_EQ(f.c.deferred_bytes, 8192);
+	CHECK_EQ(f.c.inflight[WBT_C_WB], 5);
+	/* a submitter that may sleep still waits: the bound is on bytes held */
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+
+	DO(setup_opts(&f, 32, false, "backlog_kb", "0", NULL));
+	CHECK_EQ(map_n(&f, WBT_K_BG, 4), 4);
+	CHECK(map_mode(&f, WBT_K_BG, WBT_IO_DEFER) >= 0);
+	CHECK_EQ(f.c.stats.deferred, 0);
+}
+
+/* A deferred write held for backlog_ms goes, whatever the limit says. */
+static void test_backlog_age_goes_over_limit(void)
+{
+	struct fx f;
+	u64 wait = 0;
+
+	DO(fill_bg(&f));
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	f.now.ns += 300 * MS;
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, true, &wait), -1);
+	CHECK_EQ(wait, 200 * MS);		/* call again when it ages */
+	f.now.ns += 200 * MS;
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, true, &wait), WBT_Q_BG);
+	CHECK_EQ(f.c.inflight[WBT_C_WB], 5);	/* over the limit of 4 */
+	CHECK_EQ(f.c.stats.aged, 1);
+	CHECK_EQ(f.c.stats.deferred_max_ns, 500 * MS);
+	CHECK_EQ(f.c.stats.held_max_ns, 500 * MS);
+}
+
+/*
+ * A sync load that keeps the shared counter near max starves background
+ * writes under upstream's rules, and an fsync may wait on exactly the pages
+ * such a write carries (ext4 data=ordered). A held background write that a
+ * sync write overtakes is promoted: it goes at the next slot below max.
+ */
+static void test_overtaken_promoted(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	CHECK_EQ(map_n(&f, WBT_K_SYNC, 16), 16);
+	f.now.ns += 1 * MS;
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	done(&f, WBT_K_SYNC);
+	/* 15 in flight: under max, over background: not yet */
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, f.now.ns, false, NULL), -1);
+	CHECK(!wbt_overtook(&f.c, WBT_Q_BG));
+	f.now.ns += 1 * MS;
+	CHECK(go(map(&f, WBT_K_SYNC)));		/* overtakes it */
+	CHECK(wbt_overtook(&f.c, WBT_Q_SYNC));
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL), -1);
+	/* a slot below max: the completion says "look", gate or not */
+	CHECK(done(&f, WBT_K_SYNC));
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL),
+		 WBT_Q_BG);
+	CHECK_EQ(f.c.inflight[WBT_C_WB], 16);
+	CHECK_EQ(f.c.stats.promoted, 1);
+	CHECK_EQ(f.c.stats.aged, 0);
+}
+
+/* One sync write that overtakes promotes one held write, not the backlog. */
+static void test_overtaken_one_each(void)
+{
+	struct fx f;
+
+	DO(fill_bg(&f));
+	f.now.ns += 1 * MS;
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK(go(map(&f, WBT_K_SYNC)));
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, true, NULL),
+		 WBT_Q_BG);
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, true, NULL), -1);
+	CHECK_EQ(f.c.queued[WBT_Q_BG], 2);
+	CHECK(go(map(&f, WBT_K_SYNC)));
+	CHECK(go(map(&f, WBT_K_SYNC)));
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, true, NULL),
+		 WBT_Q_BG);
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, true, NULL),
+		 WBT_Q_BG);
+	CHECK_EQ(f.c.stats.promoted, 3);
+	/* nobody held: no credit is kept for later writes */
+	CHECK(go(map(&f, WBT_K_SYNC)));
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, f.now.ns, true, NULL), -1);
+}
+
+/* Without a sync write overtaking, only its age promotes a held write. */
+static void test_aging_no_starvation(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	CHECK_EQ(map_n(&f, WBT_K_NORMAL, 8), 8);
+	f.now.ns += 1 * MS;
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	f.now.ns += 499 * MS;			/* held 499 ms */
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL), -1);
+	f.now.ns += 1 * MS;			/* held 500 ms */
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0 + 1 * MS, false, NULL),
+		 WBT_Q_BG);
+	CHECK_EQ(f.c.inflight[WBT_C_WB], 9);	/* over background, under max */
+	CHECK_EQ(f.c.stats.aged, 1);
+}
+
+/* An old head also goes first past the gate and the pace. */
+static void test_aging_beats_pace(void)
+{
+	struct fx f;
+	u64 wait = 0;
+
+	DO(setup_paced(&f));
+	DO(opt(&f.c.cfg, "cache_delay_us", "1000000"));
+	CHECK(go(map(&f, WBT_K_BG)));
+	CHECK(!done(&f, WBT_K_BG));
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, &wait), -1);
+	CHECK_EQ(wait, 500 * MS);		/* the age comes before the pace */
+	f.now.ns += 500 * MS;
+	CHECK_EQ(dispatch_heads(&f, WBT_Q_BG, T0, false, &wait), WBT_Q_BG);
+}
+
+/* Discards count as write samples, as upstream's op_is_write() does. */
+static void test_discard_is_write_sample(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	wbt_sample(&f.c, WBT_K_DISCARD, 1 * MS);
+	CHECK_EQ(f.c.win.nr_write, 1);
+}
+
+/* wb_percent above 100 cannot push the step past depth 1 of the step. */
+static void test_wb_percent_step_bounded(void)
+{
+	struct fx f;
+	int i;
+
+	DO(setup_opts(&f, 128, false, "lat_us", "2000", "wb_percent", "1000",
+		      NULL));
+	for (i = 0; i < 40; i++)
+		feed_window(&f, 5, 100 * MS, 5);
+	CHECK_EQ(f.c.scale_step, 4);		/* 16 >> 4: depth 1 */
+	CHECK_EQ(f.c.max_depth, 10);		/* 1 x 1000% */
+}
+
+/* Status: what is held now, and the backlog counters. */
+static void test_status_held_fields(void)
+{
+	char buf[4096], v[32];
+	struct fx f;
+
+	DO(fill_bg(&f));
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_SLEEP), WBT_WAIT);
+	CHECK_EQ(map_mode(&f, WBT_K_BG, WBT_IO_DEFER), WBT_HOLD);
+	CHECK(wbt_format_status(&f.c, 1234 * US, buf, sizeof(buf)) > 0);
+	CHECK_STR(status_val(buf, "bg_queued", v, sizeof(v)), "2");
+	CHECK_STR(status_val(buf, "waiting", v, sizeof(v)), "1");
+	CHECK_STR(status_val(buf, "deferred", v, sizeof(v)), "1");
+	CHECK_STR(status_val(buf, "deferred_bytes", v, sizeof(v)), "4096");
+	CHECK_STR(status_val(buf, "held_oldest_us", v, sizeof(v)), "1234");
+	CHECK_STR(status_val(buf, "slept", v, sizeof(v)), "1");
+	CHECK_STR(status_val(buf, "backlog_kb", v, sizeof(v)), "16384");
+	CHECK_STR(status_val(buf, "backlog_ms", v, sizeof(v)), "500");
+	CHECK_STR(status_val(buf, "push_back", v, sizeof(v)), "1");
+}
+
+static void test_config_backlog_options(void)
+{
+	struct wbt_config cfg, back;
+	char buf[256];
+	const char *err;
+
+	wbt_config_default(&cfg);
+	CHECK(cfg.push_back);
+	CHECK_EQ(cfg.backlog_kb, 16384);
+	CHECK_EQ(cfg.backlog_ms, 500);
+	DO(opt(&cfg, "push_back", "0"));
+	DO(opt(&cfg, "backlog_kb", "0"));
+	DO(opt(&cfg, "backlog_ms", "60000"));
+	CHECK(wbt_config_set(&cfg, "backlog_ms", "0", &err));
+	CHECK(wbt_config_set(&cfg, "backlog_kb", "4194305", &err));
+	CHECK(wbt_config_set(&cfg, "push_back", "2", &err));
+	CHECK_EQ(wbt_config_nr_args(&cfg), 6);
+	wbt_config_format(&cfg, buf, sizeof(buf));
+	CHECK_STR(buf, " push_back 0 backlog_kb 0 backlog_ms 60000");
+	wbt_config_default(&back);
+	DO(opt(&back, "push_back", "0"));
+	DO(opt(&back, "backlog_kb", "0"));
+	DO(opt(&back, "backlog_ms", "60000"));
+	CHECK(!memcmp(&back, &cfg, sizeof(cfg)));
+}
+
+/* ---- the lock-free side: per-CPU shards, stamps -------------------------- */
+
+/*
+ * Samples taken in shards (one per CPU in the kernel) and folded at the
+ * window's end give the controller exactly what it gets when every sample
+ * goes to the core: the same window summary, verdict and step, window after
+ * window. Without the fold, the shards' reads would be lost.
+ */
+static void test_fold_is_exact(void)
+{
+	static const u64 lat[] = { 90 * US, 3 * MS, 700 * US, 12 * MS, 1 * MS };
+	struct wbt_shard sh[3];
+	struct fx f, g;
+	unsigned int w, i;
+
+	DO(setup_ctl(&f, "2000"));
+	DO(setup_ctl(&g, "2000"));
+	for (w = 0; w < 6; w++) {
+		memset(sh, 0, sizeof(sh));
+		for (i = 0; i < 40; i++) {
+			u64 l = lat[(i + w) % 5] + (w < 3 ? 0 : 3 * MS);
+
+			wbt_sample(&f.c, WBT_K_READ, l);
+			wbt_shard_sample(&sh[i % 3], WBT_K_READ, l);
+			wbt_sample(&f.c, WBT_K_DIRECT, 0);
+			wbt_shard_sample(&sh[(i + 1) % 3], WBT_K_DIRECT, 0);
+		}
+		for (i = 0; i < 3; i++)
+			wbt_fold(&g.c, &sh[i]);
+		f.now.ns += f.c.cur_win_ns;
+		g.now.ns += g.c.cur_win_ns;
+		wbt_window(&f.c, &f.now);
+		wbt_window(&g.c, &g.now);
+		CHECK_EQ(g.c.last.nr_read, 40);
+		CHECK_EQ(g.c.last.nr_write, 40);
+		CHECK_EQ(g.c.last.min_ns, f.c.last.min_ns);
+		CHECK_EQ(g.c.last.mean_ns, f.c.last.mean_ns);
+		CHECK_EQ(g.c.last.p50_ns, f.c.last.p50_ns);
+		CHECK_EQ(g.c.last.p99_ns, f.c.last.p99_ns);
+		CHECK_EQ(g.c.last.verdict, f.c.last.verdict);
+		CHECK_EQ(g.c.scale_step, f.c.scale_step);
+	}
+	CHECK(f.c.stats.exceeded > 0);		/* the windows moved the step */
+}
+
+/* Bios counted in shards show in status once, however often it folds. */
+static void test_fold_counts_once(void)
+{
+	struct wbt_shard sh[2];
+	char buf[2048], v[32];
+	struct fx f;
+	int i;
+
+	DO(setup(&f, 32, false));
+	memset(sh, 0, sizeof(sh));
+	for (i = 0; i < 5; i++)
+		wbt_shard_map(&sh[i % 2], WBT_K_READ);
+	wbt_shard_map(&sh[0], WBT_K_FLUSH);
+	map(&f, WBT_K_READ);			/* counted by the core */
+	wbt_fold(&f.c, &sh[0]);
+	wbt_fold(&f.c, &sh[1]);
+	wbt_fold(&f.c, &sh[0]);			/* status again: nothing new */
+	CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
+	CHECK_STR(status_val(buf, "n_read", v, sizeof(v)), "6");
+	CHECK_STR(status_val(buf, "n_flush", v, sizeof(v)), "1");
+	CHECK_EQ(sh[1].win.nr_read, 0);
+}
+
+/*
+ * "Reads recently" is stamped at most once per WBT_STAMP_NSEC, so that reads
+ * on every CPU do not bounce one cache line: a read within that much of the
+ * stamp leaves it, and the background limit comes back that much early at
+ * most; a later read moves it.
+ */
+static void test_read_stamp_granularity(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	map(&f, WBT_K_READ);
+	f.now.ns += WBT_STAMP_NSEC - 1;
+	map(&f, WBT_K_READ);			/* within the stamp: kept */
+	f.now.ns += 100 * MS - (WBT_STAMP_NSEC - 1) - 1;
+	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 4);
+	f.now.ns += 1;				/* 100 ms after the first */
+	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 8);
+	map(&f, WBT_K_READ);
+	f.now.ns += WBT_STAMP_NSEC;
+	map(&f, WBT_K_READ);			/* a stamp later: moved */
+	f.now.ns += 100 * MS - 1;
+	CHECK_EQ(limit(&f, WBT_Q_NORMAL), 4);
+}
+
+/* One read's age is watched at a time; its completion frees the slot. */
+static void test_read_watch_one(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	CHECK(wbt_read_issue(&f.c, &f.now));
+	f.now.ns += 1 * MS;
+	CHECK(!wbt_read_issue(&f.c, &f.now));
+	CHECK_EQ(f.c.read_issue_ns, T0);
+	wbt_read_done(&f.c);
+	CHECK_EQ(f.c.read_issue_ns, 0);
+	CHECK(wbt_read_issue(&f.c, &f.now));
+	CHECK_EQ(f.c.read_issue_ns, T0 + 1 * MS);
+}
+
+/*
+ * Which reads are timed: every one while this CPU's shard has fewer than
+ * WBT_SAMPLE_ALL in the window, then one in WBT_SAMPLE_EVERY. What that
+ * changes for the controller: a busy window's minimum is the subsample's.
+ * With reads spread as usual (fast and slow mixed) the verdicts stay those
+ * of every read; a lone fast read among many slow ones in a busy window
+ * is missed unless it is one of the timed, and the window then counts as
+ * a miss where timing every read would not have.
+ */
+static void test_sampled_reads(void)
+{
+	struct wbt_shard sh[2];
+	struct fx f, g;
+	unsigned int seq[2] = { 0, 0 }, i, timed = 0;
+
+	memset(sh, 0, sizeof(sh));
+	for (i = 0; i < 100; i++) {
+		struct wbt_shard *s = &sh[i % 2];
+
+		if (wbt_sample_read(s, ++seq[i % 2])) {
+			wbt_shard_sample(s, WBT_K_READ, 1 * MS);
+			timed++;
+		}
+	}
+	/* 16 per CPU, then 1 in 8 of the other 34 on each (seq 24, 32, 40, 48). */
+	CHECK_EQ(sh[0].win.nr_read, WBT_SAMPLE_ALL + 4);
+	CHECK_EQ(timed, 2 * (WBT_SAMPLE_ALL + 4));
+
+	/* Mixed latencies: the same verdicts as timing every read. */
+	DO(setup_ctl(&f, "2000"));
+	DO(setup_ctl(&g, "2000"));
+	memset(sh, 0, sizeof(sh));
+	seq[0] = seq[1] = 0;
+	for (i = 0; i < 400; i++) {
+		u64 lat = i % 3 ? 5 * MS : 1 * MS;
+		struct wbt_shard *s = &sh[i % 2];
+
+		wbt_sample(&f.c, WBT_K_READ, lat);
+		if (wbt_sample_read(s, ++seq[i % 2]))
+			wbt_shard_sample(s, WBT_K_READ, lat);
+	}
+	for (i = 0; i < 10; i++)
+		wbt_sample(&f.c, WBT_K_BG, 1 * MS);
+	sh[0].win.nr_write = 10;
+	wbt_fold(&g.c, &sh[0]);
+	wbt_fold(&g.c, &sh[1]);
+	f.now.ns += f.c.cur_win_ns;
+	g.now.ns += g.c.cur_win_ns;
+	wbt_window(&f.c, &f.now);
+	wbt_window(&g.c, &g.now);
+	CHECK_EQ(f.c.last.verdict, WBT_LAT_OK);
+	CHECK_EQ(g.c.last.verdict, WBT_LAT_OK);
+	CHECK_EQ(g.c.last.min_ns, f.c.last.min_ns);
+
+	/* One fast read, the 50th of a busy CPU, untimed: a miss. */
+	memset(sh, 0, sizeof(sh));
+	for (i = 1; i <= 100; i++) {
+		u64 lat = i == 50 ? 1 * MS : 5 * MS;
+
+		if (wbt_sample_read(&sh[0], i))
+			wbt_shard_sample(&sh[0], WBT_K_READ, lat);
+	}
+	sh[0].win.nr_write = 10;
+	wbt_fold(&g.c, &sh[0]);
+	g.now.ns += g.c.cur_win_ns;
+	wbt_window(&g.c, &g.now);
+	CHECK_EQ(g.c.last.min_ns, 5 * MS);
+	CHECK_EQ(g.c.last.verdict, WBT_LAT_EXCEEDED);
+}
+
+/* ---- the option table, and the README beside it --------------------------- */
+
+/* The README, read once; the tests run in tests/unit (make unit). */
+static char *readme(void)
+{
+	static char text[128 * 1024];
+	static bool done;
+	FILE *f;
+	size_t n;
+
+	if (done)
+		return text;
+	f = fopen("../../README.md", "r");
+	if (!f)
+		return NULL;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	done = true;
+	return text;
+}
+
+/*
+ * Each option's error names what it takes: its bounds parse, one past them
+ * does not, and the text says the bounds. The unknown-key text lists every
+ * option, in table order.
+ */
+static void test_option_table(void)
+{
+	const char *name, *err, *uerr, *at;
+	struct wbt_config cfg;
+	char row[256], v[16];
+	unsigned int i, lo, hi;
+
+	wbt_config_default(&cfg);
+	CHECK(wbt_config_set(&cfg, "nosuch", "1", &uerr));
+	at = uerr;
+	for (i = 0; wbt_config_describe(i, &name, &err); i++) {
+		CHECKF(!strncmp(err, name, strlen(name)), "%s: error \"%s\"",
+		       name, err);
+		at = strstr(at, name);
+		CHECKF(at, "unknown-key text misses %s (or its order)", name);
+		CHECK(wbt_config_doc(i, row, sizeof(row)) > 0);
+		/* The range from the doc row: "min..max" or "`0`, `1`". */
+		if (sscanf(strstr(row, "| ") + 2, "%*[^|]| %u..%u", &lo, &hi) != 2 &&
+		    sscanf(strstr(row, "| ") + 2, "%*[^|]| `%u`, `%u`", &lo, &hi) != 2 &&
+		    sscanf(strstr(row, "| ") + 2, "%*[^|]| `auto`, %u..%u", &lo, &hi) != 2)
+			continue;		/* names: checked by the config tests */
+		snprintf(v, sizeof(v), "%u", lo);
+		CHECKF(strstr(err, v), "%s: \"%s\" does not say %u", name, err, lo);
+		CHECKF(!wbt_config_set(&cfg, name, v, &at), "%s %s refused", name, v);
+		snprintf(v, sizeof(v), "%u", hi);
+		CHECKF(strstr(err, v), "%s: \"%s\" does not say %u", name, err, hi);
+		CHECKF(!wbt_config_set(&cfg, name, v, &at), "%s %s refused", name, v);
+		snprintf(v, sizeof(v), "%u", hi + 1);
+		CHECKF(wbt_config_set(&cfg, name, v, &at), "%s %s accepted", name, v);
+		if (lo) {
+			snprintf(v, sizeof(v), "%u", lo - 1);
+			CHECKF(wbt_config_set(&cfg, name, v, &at),
+			       "%s %s accepted", name, v);
+		}
+		at = uerr;
+	}
+	CHECK_EQ(i, WBT_NR_OPTS);
+}
+
+/* The README's table of options is the option table: names, values, defaults. */
+static void test_readme_options(void)
+{
+	const char *text = readme(), *at;
+	char row[256];
+	unsigned int i;
+
+	CHECKF(text, "cannot read ../../README.md");
+	at = text ? strstr(text, "| key | values | default | meaning |") : NULL;
+	CHECKF(at, "README: no table of options");
+	for (i = 0; at && wbt_config_doc(i, row, sizeof(row)); i++) {
+		at = strstr(at, row);
+		CHECKF(at, "README: no row \"%s...\" (or out of order)", row);
+	}
+}
+
+/*
+ * Every status field is in the README's table of fields, and every field
+ * there is printed (<q> and <kind> stand for each queue and kind).
+ */
+static void test_readme_status_fields(void)
+{
+	static const char *const qs[] = {
+		"reclaim", "sync", "normal", "bg", "discard",
+	};
+	const char *text = readme(), *sec, *end;
+	char buf[4096], doc[8192], key[64], *p, *save = NULL;
+	unsigned int i, n = 0;
+	struct fx f;
+
+	CHECKF(text, "cannot read ../../README.md");
+	sec = text ? strstr(text, "\n## Status\n") : NULL;
+	CHECKF(sec, "README: no Status section");
+	end = strstr(sec + 1, "\n## ");
+	CHECK(end && (size_t)(end - sec) < sizeof(doc));
+	memcpy(doc, sec, end - sec);
+	doc[end - sec] = 0;
+	DO(setup(&f, 32, false));
+	CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
+	for (p = strtok_r(buf, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(p, '=');
+		bool found = false;
+
+		CHECK(eq);
+		*eq = 0;
+		n++;
+		snprintf(key, sizeof(key), "`%s`", p);
+		found = strstr(doc, key);
+		for (i = 0; !found && i < 5; i++) {
+			size_t l = strlen(qs[i]);
+
+			if (!strncmp(p, qs[i], l) && p[l] == '_') {
+				snprintf(key, sizeof(key), "`<q>%s`", p + l);
+				found = strstr(doc, key);
+			}
+		}
+		if (!found && !strncmp(p, "n_", 2))
+			found = strstr(doc, "`n_<kind>`") &&
+				strstr(doc, p + 2);
+		CHECKF(found, "status field %s is not in the README", p);
+	}
+	/* ... and nothing the README lists is missing from the status. */
+	for (p = doc; (p = strstr(p, "\n| `")); p += 4) {
+		const char *k = p + 4, *q;
+		size_t l = strcspn(k, "`");
+
+		if (l >= sizeof(key) || !strncmp(k, "<q>", 3) ||
+		    !strncmp(k, "n_<", 3))
+			continue;
+		memcpy(key, k, l);
+		key[l] = 0;
+		DO(setup(&f, 32, false));
+		CHECK(wbt_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
+		q = strstr(buf, key);
+		CHECKF(q && (q == buf || q[-1] == ' ') && q[l] == '=',
+		       "README lists %s, status does not print it", key);
+	}
+	CHECK(n > 60);
+}
+
 #define T(fn) { #fn, test_##fn }
 
 static const struct test tests[] = {
@@ -2752,6 +3407,19 @@ static const struct test tests[] = {
 	T(status_values),
 	T(status_field_order),
 	T(note_held),
+	T(pushback_submitter_waits),
+	T(pushback_defer_when_unsafe),
+	T(nowait_refused_not_held),
+	T(backlog_bytes_bound),
+	T(backlog_age_goes_over_limit),
+	T(overtaken_promoted),
+	T(overtaken_one_each),
+	T(aging_no_starvation),
+	T(aging_beats_pace),
+	T(discard_is_write_sample),
+	T(wb_percent_step_bounded),
+	T(status_held_fields),
+	T(config_backlog_options),
 	T(ctl_slow_device_scales_down),
 	T(ctl_paces_write_cache),
 	T(ctl_paced_window_judged_on_reads),
@@ -2768,6 +3436,14 @@ static const struct test tests[] = {
 	T(ctl_window_shrinks),
 	T(ctl_steady_no_oscillation),
 	T(hist_buckets),
+	T(fold_is_exact),
+	T(fold_counts_once),
+	T(read_stamp_granularity),
+	T(read_watch_one),
+	T(sampled_reads),
+	T(option_table),
+	T(readme_options),
+	T(readme_status_fields),
 };
 
 int main(int argc, char **argv)

@@ -36,9 +36,21 @@ vm_dirty() {
 	sysfs_write /proc/sys/vm/dirty_bytes "$2"
 }
 
+# short_hung_task [SECS]: the hung-task detector at SECS (default 10) for
+# this test, so that a task blocked that long fails it (the harness looks
+# for "blocked for more than"); wbt_restore_dirty puts the old value back.
+short_hung_task() {
+	[ -f "$TEST_TMP/.hung" ] ||
+		sysctl -n kernel.hung_task_timeout_secs >"$TEST_TMP/.hung"
+	sysfs_write /proc/sys/kernel/hung_task_timeout_secs "${1:-10}"
+}
+
 wbt_restore_dirty() {
 	local r=$? v
 	set +e
+	if [ -f "$TEST_TMP/.hung" ]; then
+		cat "$TEST_TMP/.hung" >/proc/sys/kernel/hung_task_timeout_secs
+	fi
 	if [ -f "$TEST_TMP/.dirty" ]; then
 		mapfile -t v <"$TEST_TMP/.dirty"
 		echo "${v[0]}" >/proc/sys/vm/dirty_background_ratio

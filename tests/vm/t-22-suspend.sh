@@ -1,15 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Suspend, noflush suspend, table reload with new options and deferred
-# remove, each while background writes are held: every one completes,
-# throttling resumes after resume, and the data reads back.
+# remove, each while background writes are held deferred in the target
+# (push_back 0; t-61 does the same with submitters asleep): every one
+# completes, throttling resumes after resume, and the data reads back.
 # vm-timeout: 400
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-wbt.sh"
 trap wbt_cleanup EXIT
 
 dev=$(slow_nullb)
-wbt_create wt "$dev" depth 4
+defer="push_back 0 backlog_kb 1048576 backlog_ms 60000"
+# shellcheck disable=SC2086 # $defer is key value pairs
+wbt_create wt "$dev" depth 4 $defer
 prep_writeback
 run head -c 24M /dev/urandom >data
 
@@ -28,11 +31,11 @@ assert_eq "$(st wt bg_queued)" 0 "noflush suspend released the held writes"
 run dmsetup resume wt
 
 backlog wt data 64
-table="0 $(sectors "$dev") wbthrottle $dev 4 depth 2 wc_policy off"
+table="0 $(sectors "$dev") wbthrottle $dev 10 depth 2 wc_policy off $defer"
 run dmsetup reload wt --table "$table"
 run timeout 120 dmsetup resume wt
 assert_eq "$(st wt max)" 2 "reloaded table's depth in force"
-assert_match "$(dmsetup table wt)" "wbthrottle [0-9]+:[0-9]+ 4 depth 2 wc_policy off$" "reloaded table line"
+assert_match "$(dmsetup table wt)" "wbthrottle [0-9]+:[0-9]+ 10 depth 2 wc_policy off $defer$" "reloaded table line"
 
 backlog wt data 96
 run dmsetup remove --deferred wt

@@ -3,7 +3,7 @@
 # Every message, valid and invalid: valid ones change status and the table
 # line (so a reload keeps them); invalid ones fail, say why in the kernel
 # log, and change nothing. "enable 0" lets held writes go at once.
-# vm-timeout: 240
+# vm-timeout: 300
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-wbt.sh"
 trap wbt_cleanup EXIT
@@ -47,6 +47,10 @@ bad() {
 	expect_dmesg "wbthrottle: .*message rejected: $reason" "kernel says why"
 	assert_eq "$(dmsetup table wt)" "$before" "nothing changed"
 }
+# Rejections are logged ratelimited (device-mapper's limit: 10 in 5 s);
+# let a window pass before each group of at most 10 checks.
+fresh_ratelimit() { run sleep 6; }
+fresh_ratelimit
 reason='unknown option' bad nosuch 1
 reason='messages are <key> <value>' bad depth
 reason='messages are <key> <value>' bad depth 1 2
@@ -55,13 +59,40 @@ reason='enable takes 0 or 1' bad enable yes
 reason='wb_percent takes 1 to 1000' bad wb_percent 0
 reason='wb_percent takes 1 to 1000' bad wb_percent 1001
 reason='depth takes auto or 1 to 65536' bad depth 0
+fresh_ratelimit
 reason='depth takes auto or 1 to 65536' bad depth 65537
 reason='depth takes auto or 1 to 65536' bad depth 8x
 reason='wc_policy takes auto, drain, delay or off' bad wc_policy sometimes
 reason='cache_delay_us takes 0 to 1000000' bad cache_delay_us 1000001
 reason='cache_delay_us takes 0 to 1000000' bad cache_delay_us 99999999999999999999
+reason='push_back takes 0' bad push_back 2
+reason='backlog_kb takes 0' bad backlog_kb 4194305
+reason='backlog_ms takes 1 to 60000' bad backlog_ms 0
 
-# "enable 0" releases what is held.
+# A user who repeats a bad message cannot flood the kernel log: 30
+# rejections in a row, every one an error, at most 10 lines per 5 s.
+fresh_ratelimit
+dmesg_mark
+t0=$(date +%s)
+for i in $(seq 30); do
+	if dmsetup message wt 0 nosuch "$i" 2>/dev/null; then
+		die "bad message $i accepted"
+	fi
+done
+secs=$(($(date +%s) - t0))
+logged=$(dmesg_since_mark | grep -c 'message rejected' || true)
+log "30 rejections in ${secs} s, $logged logged"
+assert_ge "$logged" 1 "rejections are logged"
+assert_le "$logged" $((10 * (secs / 5 + 1))) "rejections are ratelimited"
+
+# The backlog options, as messages and in the table line.
+msg push_back 0
+msg backlog_kb 1048576
+msg backlog_ms 60000
+assert_eq "$(st wt push_back)/$(st wt backlog_kb)/$(st wt backlog_ms)" "0/1048576/60000" "backlog options in status"
+assert_match "$(dmsetup table wt)" " push_back 0 backlog_kb 1048576 backlog_ms 60000$" "backlog options in the table line"
+
+# "enable 0" releases what is held (deferred: push_back 0 above).
 msg depth 4
 prep_writeback
 run head -c 32M /dev/urandom >data

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# make bench-cpu: what the throttle costs when nothing needs throttling.
+# Boots one kernel (KVER=..., default the installed 6.12) under QEMU with
+# tests/bench/t-cpucost.sh as the only test: 4 KiB O_DIRECT random reads
+# and writes at QD 32 with one fio job per CPU, and a buffered sequential
+# write, over dm-linear and wbthrottle on one null_blk disk, several rounds
+# in the same boot. tests/bench/cpucost.py reports each round's ratio and
+# the median. Environment: KVER, OUT (results directory, default
+# build/bench/cpu-<kver>-<date>), ROUNDS (default 5), RUNTIME (seconds per
+# fio run, default 5), SEQ_MB (buffered write size, default 768),
+# WORKLOADS (default "randread randwrite seqwrite").
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib-bench.sh"
+
+kver=${KVER:-$(bench_default_kver)} ||
+	{ echo "bench-cpu: no 6.12 Debian kernel installed (make deps)" >&2; exit 2; }
+out=$(realpath -m "${OUT:-$bench_repo/build/bench/cpu-$kver-$(date +%Y%m%d-%H%M%S)}")
+rm -rf "$out/raw" "$out/tests"
+mkdir -p "$out"
+{
+	echo "CPU_ROUNDS=${ROUNDS:-5}"
+	echo "CPU_RUNTIME=${RUNTIME:-5}"
+	echo "CPU_SEQ_MB=${SEQ_MB:-768}"
+	echo "CPU_WORKLOADS=\"${WORKLOADS:-randread randwrite seqwrite}\""
+} >"$out/bench.conf"
+
+echo "bench-cpu: $kver, results in $out"
+# shellcheck disable=SC2034 # read by bench_host_setup
+BENCH_MODE=cpu
+t0=$SECONDS
+echo "host_load_before=$(cut -d' ' -f1-3 /proc/loadavg)" >"$out/host-load.txt"
+rc=0
+bash "$bench_repo/tests/vm/run.sh" -k "$kver" -o "$out" -t 3300 \
+	"$here/t-cpucost.sh" || rc=$?
+{
+	bench_host_setup
+	cat "$out/host-load.txt"
+	echo "host_load_after=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "runtime_s=$((SECONDS - t0))"
+} >"$out/host.txt"
+rm -f "$out/host-load.txt"
+if [ ! -f "$out/raw/cpucost/complete" ]; then
+	echo "bench-cpu: the guest did not complete the run (see $out/console.log)" >&2
+	exit 1
+fi
+"$(bench_python)" "$here/cpucost.py" "$out"
+exit "$rc"

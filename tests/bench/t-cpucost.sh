@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The CPU-cost benchmark's guest side (make bench-cpu; the host side is
+# tests/bench/cpucost.sh). On a null_blk disk that needs no throttling
+# (no data kept, completions inline, 256 tags per queue), it compares
+# dm-linear with wbthrottle (defaults) in the same boot:
+#
+#   randread   fio 4 KiB O_DIRECT random reads, libaio, QD 32, one job per CPU
+#   randwrite  the same, random writes (O_DIRECT: never held)
+#   seqwrite   buffered sequential writes through the page cache (1 MiB
+#              writes, end_fsync): writeback, counted by the throttle
+#
+# Each round runs every workload over both targets in ABBA order (linear,
+# wbthrottle, wbthrottle, linear), so that drift in the host counts against
+# both; one unrecorded warm-up run of each comes first (the emulator
+# translates the code paths on first use). Raw fio JSON goes to
+# $VM_OUT/raw/cpucost/ROUND-WORKLOAD-TARGET-N.json; the host makes the table
+# (tests/bench/cpucost.py). Parameters in $VM_OUT/bench.conf:
+# CPU_ROUNDS, CPU_RUNTIME (seconds per fio run), CPU_SEQ_MB, CPU_WORKLOADS.
+# vm-timeout: 3000
+. "$(dirname "$0")/../vm/lib.sh"
+
+# shellcheck source=/dev/null
+. "$VM_OUT/bench.conf"
+
+RAW=$VM_OUT/raw/cpucost
+LOWER=/dev/nullb0
+NCPU=$(nproc)
+
+cleanup() {
+	local rc=$?
+	set +e
+	for t in linear wbthrottle; do
+		dmsetup info "cpu-$t" >/dev/null 2>&1 && dmsetup remove --retry "cpu-$t"
+	done
+	[ -d /sys/module/null_blk ] && rmmod null_blk
+	return $rc
+}
+trap cleanup EXIT
+
+mkdir -p "$RAW"
+[ -d /sys/module/null_blk ] && run rmmod null_blk
+run modprobe null_blk nr_devices=1 queue_mode=2 irqmode=0 \
+	hw_queue_depth=256 submit_queues="$NCPU" gb=8
+wait_for 10 test -b $LOWER || die "no $LOWER"
+sysfs_write /sys/block/nullb0/queue/scheduler none
+# No blk-wbt below: the comparison is of the two DM targets alone.
+sysfs_write /sys/block/nullb0/queue/wbt_lat_usec 0
+sz=$(sectors $LOWER)
+dm_create cpu-linear "0 $sz linear $LOWER 0"
+dm_create cpu-wbthrottle "0 $sz wbthrottle $LOWER"
+
+{
+	echo "ncpu=$NCPU"
+	echo "lower=null_blk queue_mode=2 irqmode=0 hw_queue_depth=256 submit_queues=$NCPU"
+	echo "scheduler=$(cat /sys/block/nullb0/queue/scheduler)"
+	echo "fio=$(fio --version)"
+	echo "rounds=$CPU_ROUNDS runtime_s=$CPU_RUNTIME seq_mb=$CPU_SEQ_MB"
+	echo "table.wbthrottle=$(dmsetup table cpu-wbthrottle)"
+} >"$RAW/setup.txt"
+
+# fio_run WORKLOAD TARGET OUTPUT
+fio_run() {
+	local w=$1 t=$2 dev=/dev/mapper/cpu-$2 args
+	case $w in
+	randread | randwrite)
+		args=(--rw="$w" --bs=4k --direct=1 --ioengine=libaio
+			--iodepth=32 --numjobs="$NCPU" --time_based
+			--runtime="$CPU_RUNTIME" --ramp_time=1 --norandommap
+			--randrepeat=0)
+		;;
+	seqwrite)
+		# Buffered: the page cache, then writeback through the
+		# target; end_fsync counts the writeback in the time.
+		args=(--rw=write --bs=1M --direct=0 --ioengine=psync
+			--numjobs=1 --size="${CPU_SEQ_MB}M" --end_fsync=1)
+		;;
+	esac
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	# A run takes seconds; one that hangs shows its tasks and dies.
+	if ! run timeout 300 fio --name="$w" --filename="$dev" \
+		--group_reporting --output-format=json --output="$3" \
+		"${args[@]}" >/dev/null; then
+		echo w >/proc/sysrq-trigger
+		echo l >/proc/sysrq-trigger
+		run dmsetup status "cpu-$t"
+		die "fio $w over $t failed or hung (tasks in the console log)"
+	fi
+}
+
+for w in $CPU_WORKLOADS; do
+	for t in linear wbthrottle; do
+		log "warm-up: $w over $t"
+		fio_run "$w" "$t" "$TEST_TMP/warmup.json"
+	done
+done
+for r in $(seq 1 "$CPU_ROUNDS"); do
+	for w in $CPU_WORKLOADS; do
+		n=0
+		for t in linear wbthrottle wbthrottle linear; do
+			n=$((n + 1))
+			log "round $r: $w over $t"
+			fio_run "$w" "$t" "$RAW/$r-$w-$t-$n.json"
+		done
+	done
+done
+
+# What the throttle saw: every bio went through it.
+run dmsetup status cpu-wbthrottle >"$RAW/status-wbthrottle.txt"
+touch "$RAW/complete"
