@@ -33,6 +33,7 @@ Environment: FSTESTS_TARBALL (see build.sh), VM_DISK_MB (default 4096),
 FSTESTS_TEST_TIMEOUT (seconds per combination; default 1500, quick 14400),
 TIME_FACTOR, LOAD_FACTOR (default 1), SOAK_DURATION (seconds, default 10),
 FSTESTS_CHECK_ARGS (more ./check options, e.g. "-I 5" to repeat each test),
+FSTESTS_HUNG_SECS (the guest's hung_task_timeout_secs, default 30),
 FSTESTS_WBT_OPTS (wbthrottle's optional table arguments, e.g. "2 enable 0").
 EOF
 	exit "${1:-2}"
@@ -111,7 +112,7 @@ boot() {
 		printf 'FST_TIME_FACTOR=%q\n' "${TIME_FACTOR:-1}"
 		printf 'FST_LOAD_FACTOR=%q\n' "${LOAD_FACTOR:-1}"
 		printf 'FST_SOAK_DURATION=%q\n' "${SOAK_DURATION:-10}"
-		printf 'FST_HUNG_SECS=30\n'
+		printf 'FST_HUNG_SECS=%q\n' "${FSTESTS_HUNG_SECS:-30}"
 		# ./check's own deadline, inside the harness's timeout, so
 		# that what finished is reported (setup takes a minute or two)
 		printf 'FST_DEADLINE=%q\n' $((tmo - 240))
