@@ -7,14 +7,15 @@
 #                         make uninstall removes them)
 #   make tools            build build/tools/wbthrottle
 #   make deb              the Debian packages, in build/deb/
-#   make check            everything CI runs: deps, unit tests, W=1 + sparse
-#                         builds for both Debian kernels, DKMS, VM tests
+#   make check            deps, unit tests, W=1 + sparse builds for both
+#                         Debian kernels, DKMS, packages, VM tests
 #   make demo             the short "hdd" demonstration
 #   make bench            the full benchmark (KVER= picks the kernel)
 #   make bench-pushback   fsync and reader cost over four disk profiles
 #   make bench-cpu        what the target costs where nothing is throttled
 #   make fstests          fstests' CI selection over wbthrottle and dm-linear,
-#                         both kernels, xfs and ext4 (part of make check)
+#                         both kernels, xfs and ext4 (CI runs it after
+#                         make check: .ci/run)
 #   make fstests-quick    fstests' whole quick group (hours; opt-in)
 
 NAME := dm-wbthrottle
@@ -149,7 +150,8 @@ FSTESTS_ARGS = -f "$(FSTESTS_FS)" $(foreach k,$(KVERS),-k $(k)) \
 fstests-deps: deps
 	sh tests/fstests/install-deps.sh
 
-# Both kernels side by side, one QEMU each.
+# Both kernels side by side, one QEMU each. Not part of check, which is
+# kept under 30 minutes: .ci/run runs it after check.
 fstests: fstests-deps kbuild-all
 	bash tests/fstests/run.sh -p -s $(FSTESTS_SEL) $(FSTESTS_ARGS)
 
@@ -167,7 +169,6 @@ check: deps
 	$(MAKE) dkms-check
 	$(MAKE) deb-check
 	$(MAKE) vm-test
-	$(MAKE) fstests
 	@echo "make check: all passed"
 
 demo: deps
