@@ -69,6 +69,10 @@ esac
 # Tasks that wait on held writeback longer than this are reported; 30 s
 # leaves room for TCG's slowness (the dm-linear control shows if not).
 sysfs_write /proc/sys/kernel/hung_task_timeout_secs "$FST_HUNG_SECS"
+# The kernel stops reporting after 10 hung tasks per boot: the control and
+# later repeats (-I N) in the same boot would see none. Report them all.
+sysfs_write /proc/sys/kernel/hung_task_warnings -1 ||
+	log "cannot lift the limit of hung-task reports"
 # request_module() cannot reach the chroot: load what the tests use.
 for m in "$fs" dm-flakey dm-log-writes dm-thin-pool dm-snapshot dm-delay \
 	dm-dust loop; do
