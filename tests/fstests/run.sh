@@ -30,7 +30,7 @@ usage: $0 [-k KVER]... [-s SEL] [-f "FS..."] [-C] [-p] [-r] [-o DIR]
   -r       record: copy summary.md to $here/results/SEL-KVER.md
   -o DIR   results directory (default build/fstests-out/SEL)
 Environment: FSTESTS_TARBALL (see build.sh), VM_DISK_MB (default 4096),
-FSTESTS_TEST_TIMEOUT (seconds per combination; default 1500, quick 14400),
+FSTESTS_TEST_TIMEOUT (seconds per combination; default 2100, quick 14400),
 TIME_FACTOR, LOAD_FACTOR (default 1), SOAK_DURATION (seconds, default 10),
 FSTESTS_CHECK_ARGS (more ./check options, e.g. "-I 5" to repeat each test),
 FSTESTS_HUNG_SECS (the guest's hung_task_timeout_secs, default 30),
@@ -71,11 +71,11 @@ quick) fsel=group:quick tmo=${FSTESTS_TEST_TIMEOUT:-14400} ;;
 		echo "fstests: $sel: not a list file in $repo" >&2
 		exit 2
 	fi
-	sel=$(basename "$sel" .list) tmo=${FSTESTS_TEST_TIMEOUT:-1500}
+	sel=$(basename "$sel" .list) tmo=${FSTESTS_TEST_TIMEOUT:-2100}
 	;;
 *)
 	[ -f "$here/$sel.list" ] || { echo "fstests: no $here/$sel.list" >&2; exit 2; }
-	fsel=$sel tmo=${FSTESTS_TEST_TIMEOUT:-1500}
+	fsel=$sel tmo=${FSTESTS_TEST_TIMEOUT:-2100}
 	;;
 esac
 outdir=$(realpath -m "${outdir:-$repo/build/fstests-out/$sel}")
