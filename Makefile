@@ -7,8 +7,9 @@
 #                         make uninstall removes them)
 #   make tools            build build/tools/wbthrottle
 #   make deb              the Debian packages, in build/deb/
-#   make check            deps, unit tests, W=1 + sparse builds for both
-#                         Debian kernels, DKMS, packages, VM tests
+#   make lint             checkpatch, shellcheck and pyflakes over the tree
+#   make check            deps, lint, unit tests, W=1 + sparse builds for
+#                         both Debian kernels, DKMS, packages, VM tests
 #   make demo             the short "hdd" demonstration
 #   make bench            the full benchmark (KVER= picks the kernel)
 #   make bench-pushback   fsync and reader cost over four disk profiles
@@ -38,8 +39,9 @@ DKMS ?= dkms
 DKMS_SRC ?= /usr/src
 
 .PHONY: all module clean deps dist-files install uninstall install-dkms uninstall-dkms \
-	tools tools-test initramfs-check version-check deb deb-check unit fuzz style kbuild-all diskmodel-all \
-	dkms-check vm-test check demo bench bench-pushback bench-cpu fstests fstests-deps fstests-quick
+	tools tools-test initramfs-check version-check deb deb-check unit fuzz style lint \
+	kbuild-all diskmodel-all dkms-check vm-test check demo bench bench-pushback bench-cpu \
+	fstests fstests-deps fstests-quick
 
 all: module
 
@@ -125,9 +127,15 @@ unit:
 fuzz:
 	$(MAKE) -C tests/fuzz run
 
-# checkpatch --strict (fetches the script from linux-source-6.12 once)
+# checkpatch --strict over all kernel C (fetches the script from
+# linux-source-6.12 once)
 style:
 	sh scripts/checkpatch.sh
+
+# style, plus shellcheck over every shell script and pyflakes over every
+# Python script
+lint:
+	sh scripts/lint.sh
 
 dkms-check:
 	sh scripts/dkms-check.sh $(KVERS)
@@ -161,6 +169,7 @@ fstests-quick: fstests-deps kbuild-all
 
 check: deps
 	$(MAKE) version-check
+	$(MAKE) lint
 	$(MAKE) unit
 	$(MAKE) tools-test
 	$(MAKE) initramfs-check

@@ -4,8 +4,8 @@
  * place. Force-included by Kbuild; fed by probes of the kernel headers
  * there (probes, not version numbers, because stable kernels backport).
  */
-#ifndef WBT_COMPAT_H
-#define WBT_COMPAT_H
+#ifndef WT_COMPAT_H
+#define WT_COMPAT_H
 
 #ifdef __KERNEL__
 #include <linux/backing-dev-defs.h>
@@ -18,7 +18,7 @@
  * only the root wb and missed dirtiers in other cgroups; here every wb of
  * the bdi is looked at (bdi->wb_list holds the root wb too).
  */
-static inline unsigned long wbt_bdi_last_dirty_sleep(struct backing_dev_info *bdi)
+static inline unsigned long wt_bdi_last_dirty_sleep(struct backing_dev_info *bdi)
 {
 #ifdef WBT_HAVE_LAST_BDP_SLEEP
 	return READ_ONCE(bdi->last_bdp_sleep);
@@ -38,4 +38,4 @@ static inline unsigned long wbt_bdi_last_dirty_sleep(struct backing_dev_info *bd
 }
 #endif /* __KERNEL__ */
 
-#endif /* WBT_COMPAT_H */
+#endif /* WT_COMPAT_H */

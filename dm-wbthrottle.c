@@ -50,17 +50,17 @@
 #define DM_MSG_PREFIX "wbthrottle"
 
 enum {
-	WBT_RELEASE_BATCH = 64,		/* held writes let go per lock hold */
-	WBT_STATUS_LEN = 2048,
+	WT_RELEASE_BATCH = 64,		/* held writes let go per lock hold */
+	WT_STATUS_LEN = 2048,
 };
 
 /* Per CPU: what bios that are never held leave behind. */
 struct wt_pcpu {
-	u64 kind[WBT_NR_KINDS];		/* bios seen (this_cpu_inc()) */
+	u64 kind[WTC_NR_KINDS];		/* bios seen (this_cpu_inc()) */
 	u64 writes_done;		/* O_DIRECT writes completed */
 	unsigned int reads;		/* reads seen: which ones to time */
 	spinlock_t lock;		/* timed; wt_fold() */
-	struct wbt_shard timed;		/* latencies of the timed reads */
+	struct wtc_shard timed;		/* latencies of the timed reads */
 };
 
 struct wt_dev {
@@ -70,13 +70,13 @@ struct wt_dev {
 	dev_t devt;			/* of the DM device, for tracepoints */
 
 	spinlock_t lock;		/* protects core, held[], ready[], more */
-	struct wbt_core core;
+	struct wtc_core core;
 	struct wt_pcpu __percpu *pcpu;
-	u64 kind_folded[WBT_NR_KINDS];	/* sums of pcpu->kind at the last fold */
+	u64 kind_folded[WTC_NR_KINDS];	/* sums of pcpu->kind at the last fold */
 	u64 writes_folded;		/* ... of pcpu->writes_done */
-	struct wbt_shard fold;		/* what the fold adds to the core */
-	struct list_head held[WBT_NR_QUEUES];	/* struct wbt_bio, FIFO */
-	struct bio_list ready[WBT_NR_QUEUES];	/* deferred, let go */
+	struct wtc_shard fold;		/* what the fold adds to the core */
+	struct list_head held[WTC_NR_QUEUES];	/* struct wt_bio, FIFO */
+	struct bio_list ready[WTC_NR_QUEUES];	/* deferred, let go */
 	bool more;			/* the release batch ran out */
 
 	struct workqueue_struct *wq;
@@ -88,13 +88,13 @@ struct wt_dev {
 };
 
 /* Per-bio data, in DM's front pad. */
-struct wbt_bio {
+struct wt_bio {
 	struct list_head node;		/* in held[] while held */
 	struct task_struct *waiter;	/* its sleeping submitter, or NULL */
 	u64 start_ns;			/* when ->map() saw it */
 	int granted;			/* a sleeper may go on (release/acquire) */
 	u16 grp;			/* merge group, from wbt_core */
-	u8 kind;			/* enum wbt_kind */
+	u8 kind;			/* enum wtc_kind */
 	bool watched;			/* the read whose age is watched */
 	bool refused;			/* failed with AGAIN, never counted */
 };
@@ -106,28 +106,28 @@ static unsigned int wt_bio_flags(const struct bio *bio)
 
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
-		f |= WBT_F_READ;
+		f |= WTC_F_READ;
 		break;
 	case REQ_OP_WRITE:
-		f |= WBT_F_WRITE;
+		f |= WTC_F_WRITE;
 		break;
 	case REQ_OP_DISCARD:
-		f |= WBT_F_DISCARD;
+		f |= WTC_F_DISCARD;
 		break;
 	default:
 		break;
 	}
-	f |= opf & REQ_SYNC ? WBT_F_SYNC : 0;
-	f |= opf & REQ_IDLE ? WBT_F_IDLE : 0;
-	f |= opf & REQ_META ? WBT_F_META : 0;
-	f |= opf & REQ_PRIO ? WBT_F_PRIO : 0;
-	f |= opf & REQ_FUA ? WBT_F_FUA : 0;
-	f |= opf & REQ_PREFLUSH ? WBT_F_PREFLUSH : 0;
-	f |= opf & REQ_BACKGROUND ? WBT_F_BACKGROUND : 0;
-	f |= opf & REQ_SWAP ? WBT_F_SWAP : 0;
+	f |= opf & REQ_SYNC ? WTC_F_SYNC : 0;
+	f |= opf & REQ_IDLE ? WTC_F_IDLE : 0;
+	f |= opf & REQ_META ? WTC_F_META : 0;
+	f |= opf & REQ_PRIO ? WTC_F_PRIO : 0;
+	f |= opf & REQ_FUA ? WTC_F_FUA : 0;
+	f |= opf & REQ_PREFLUSH ? WTC_F_PREFLUSH : 0;
+	f |= opf & REQ_BACKGROUND ? WTC_F_BACKGROUND : 0;
+	f |= opf & REQ_SWAP ? WTC_F_SWAP : 0;
 	/* Not PF_MEMALLOC: xfsaild runs with it and is not reclaim. */
-	f |= current_is_kswapd() ? WBT_F_RECLAIMER : 0;
-	f |= bio_sectors(bio) ? 0 : WBT_F_EMPTY;
+	f |= current_is_kswapd() ? WTC_F_RECLAIMER : 0;
+	f |= bio_sectors(bio) ? 0 : WTC_F_EMPTY;
 	return f;
 }
 
@@ -138,13 +138,13 @@ static bool wt_dirty_wait(struct wt_dev *wt)
 
 	/* On 6.1 this walks the bdi's wbs: once a jiffy is enough. */
 	if (READ_ONCE(wt->dirty_seen) != j) {
-		WRITE_ONCE(wt->dirty_sleep, wbt_bdi_last_dirty_sleep(wt->bdi));
+		WRITE_ONCE(wt->dirty_sleep, wt_bdi_last_dirty_sleep(wt->bdi));
 		WRITE_ONCE(wt->dirty_seen, j);
 	}
 	return time_before(j, READ_ONCE(wt->dirty_sleep) + HZ);
 }
 
-static void wt_now(struct wt_dev *wt, struct wbt_now *now)
+static void wt_now(struct wt_dev *wt, struct wtc_now *now)
 {
 	now->ns = ktime_get_ns();
 	now->dirty_wait = wt_dirty_wait(wt);
@@ -160,11 +160,11 @@ static void wt_refresh_device(struct wt_dev *wt)
 	struct request_queue *q = bdev_get_queue(bdev);
 
 	lockdep_assert_held(&wt->lock);
-	wbt_set_device(&wt->core, blk_queue_depth(q), bdev_write_cache(bdev),
+	wtc_set_device(&wt->core, blk_queue_depth(q), bdev_write_cache(bdev),
 		       queue_max_sectors(q), bdev_nonrot(bdev));
 }
 
-static struct bio *wt_bio(struct wbt_bio *pb)
+static struct bio *wt_bio(struct wt_bio *pb)
 {
 	return dm_bio_from_per_bio_data(pb, sizeof(*pb));
 }
@@ -173,12 +173,12 @@ static struct bio *wt_bio(struct wbt_bio *pb)
  * Where a write lands (if the lower queue could merge it with others) and
  * the data it holds (a discard holds none).
  */
-static const struct wbt_io *wt_bio_io(struct bio *bio, struct wbt_io *io)
+static const struct wtc_io *wt_bio_io(struct bio *bio, struct wtc_io *io)
 {
 	io->sector = bio->bi_iter.bi_sector;
 	io->sectors = 0;
 	io->bytes = bio_has_data(bio) ? bio->bi_iter.bi_size : 0;
-	io->mode = WBT_IO_DEFER;
+	io->mode = WTC_IO_DEFER;
 	io->since_ns = 0;
 	io->deferred = false;
 	if (bio_op(bio) == REQ_OP_WRITE &&
@@ -199,22 +199,22 @@ static unsigned int wt_hold_mode(const struct bio *bio)
 	struct bio_list *pending = current->bio_list;
 
 	if (bio->bi_opf & REQ_NOWAIT)
-		return WBT_IO_NOWAIT;
+		return WTC_IO_NOWAIT;
 	if (current->flags & PF_MEMALLOC)
-		return WBT_IO_DEFER;
+		return WTC_IO_DEFER;
 	if (pending && (!bio_list_empty(&pending[0]) ||
 			!bio_list_empty(&pending[1])))
-		return WBT_IO_DEFER;
-	return WBT_IO_SLEEP;
+		return WTC_IO_DEFER;
+	return WTC_IO_SLEEP;
 }
 
-/* Describe the head of held queue q for wbt_dispatch(). Lock held. */
-static void wt_peek(struct wt_dev *wt, int q, struct wbt_io *io)
+/* Describe the head of held queue q for wtc_dispatch(). Lock held. */
+static void wt_peek(struct wt_dev *wt, int q, struct wtc_io *io)
 {
-	struct wbt_bio *pb;
+	struct wt_bio *pb;
 
 	lockdep_assert_held(&wt->lock);
-	pb = list_first_entry_or_null(&wt->held[q], struct wbt_bio, node);
+	pb = list_first_entry_or_null(&wt->held[q], struct wt_bio, node);
 	memset(io, 0, sizeof(*io));
 	if (!pb)
 		return;
@@ -241,7 +241,7 @@ static void wt_arm_pace(struct wt_dev *wt, u64 wait_ns)
  * sleeper may return and finish at once, so pb is not touched after the
  * grant; its task outlives the lock hold (an RCU read-side section).
  */
-static void wt_let_go(struct wt_dev *wt, int q, struct wbt_bio *pb,
+static void wt_let_go(struct wt_dev *wt, int q, struct wt_bio *pb,
 		      unsigned int grp)
 {
 	struct task_struct *task = pb->waiter;
@@ -259,25 +259,25 @@ static void wt_let_go(struct wt_dev *wt, int q, struct wbt_bio *pb,
 }
 
 /* Let go of what may go now, a batch at most; the worker goes on. Lock held. */
-static void wt_release(struct wt_dev *wt, const struct wbt_now *now)
+static void wt_release(struct wt_dev *wt, const struct wtc_now *now)
 {
-	struct wbt_io heads[WBT_NR_QUEUES];
-	struct wbt_bio *pb;
+	struct wtc_io heads[WTC_NR_QUEUES];
+	struct wt_bio *pb;
 	unsigned int n, grp;
 	u64 wait_ns;
 	int q;
 
 	lockdep_assert_held(&wt->lock);
-	for (q = 0; q < WBT_NR_QUEUES; q++)
+	for (q = 0; q < WTC_NR_QUEUES; q++)
 		wt_peek(wt, q, &heads[q]);
-	for (n = 0; n < WBT_RELEASE_BATCH; n++) {
-		q = wbt_dispatch(&wt->core, now, heads, &grp, &wait_ns);
+	for (n = 0; n < WT_RELEASE_BATCH; n++) {
+		q = wtc_dispatch(&wt->core, now, heads, &grp, &wait_ns);
 		if (q < 0) {
 			if (wait_ns)
 				wt_arm_pace(wt, wait_ns);
 			return;
 		}
-		pb = list_first_entry_or_null(&wt->held[q], struct wbt_bio,
+		pb = list_first_entry_or_null(&wt->held[q], struct wt_bio,
 					      node);
 		if (WARN_ON_ONCE(!pb))
 			return;
@@ -291,7 +291,7 @@ static void wt_release(struct wt_dev *wt, const struct wbt_now *now)
 
 static void wt_kick(struct wt_dev *wt)
 {
-	struct wbt_now now;
+	struct wtc_now now;
 	unsigned long flags;
 
 	wt_now(wt, &now);
@@ -313,7 +313,7 @@ static struct bio *wt_pop_ready(struct wt_dev *wt)
 	int q;
 
 	lockdep_assert_held(&wt->lock);
-	for (q = 0; q < WBT_NR_QUEUES; q++) {
+	for (q = 0; q < WTC_NR_QUEUES; q++) {
 		bio = bio_list_pop(&wt->ready[q]);
 		if (bio)
 			return bio;
@@ -329,7 +329,7 @@ static void wt_issue_work(struct work_struct *work)
 {
 	struct wt_dev *wt = container_of(work, struct wt_dev, issue);
 	struct blk_plug plug;
-	struct wbt_now now;
+	struct wtc_now now;
 	unsigned long flags;
 	struct bio *bio;
 
@@ -351,7 +351,7 @@ static void wt_issue_work(struct work_struct *work)
 }
 
 /* Sleep until wt_let_go() hands this write its slot. */
-static void wt_wait(struct wbt_bio *pb)
+static void wt_wait(struct wt_bio *pb)
 {
 	for (;;) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
@@ -371,7 +371,7 @@ static void wt_wait(struct wbt_bio *pb)
  */
 static void wt_fold(struct wt_dev *wt)
 {
-	struct wbt_shard *d = &wt->fold;
+	struct wtc_shard *d = &wt->fold;
 	struct wt_pcpu *pc;
 	u64 writes = 0, sum;
 	int cpu, k;
@@ -380,28 +380,28 @@ static void wt_fold(struct wt_dev *wt)
 	memset(d, 0, sizeof(*d));
 	for_each_possible_cpu(cpu) {
 		pc = per_cpu_ptr(wt->pcpu, cpu);
-		for (k = 0; k < WBT_NR_KINDS; k++)
+		for (k = 0; k < WTC_NR_KINDS; k++)
 			d->kind[k] += READ_ONCE(pc->kind[k]);
 		writes += READ_ONCE(pc->writes_done);
 		spin_lock(&pc->lock);
-		wbt_fold(&wt->core, &pc->timed);
+		wtc_fold(&wt->core, &pc->timed);
 		spin_unlock(&pc->lock);
 	}
-	for (k = 0; k < WBT_NR_KINDS; k++) {
+	for (k = 0; k < WTC_NR_KINDS; k++) {
 		sum = d->kind[k];
 		d->kind[k] = sum - wt->kind_folded[k];
 		wt->kind_folded[k] = sum;
 	}
 	d->win.nr_write = writes - wt->writes_folded;
 	wt->writes_folded = writes;
-	wbt_fold(&wt->core, d);
+	wtc_fold(&wt->core, d);
 }
 
 /* A latency window ended: judge it, maybe rescale, start the next one. */
 static void wt_window_fn(struct timer_list *t)
 {
 	struct wt_dev *wt = from_timer(wt, t, window);
-	struct wbt_now now;
+	struct wtc_now now;
 	unsigned long flags;
 	bool again, moved;
 	int step;
@@ -411,10 +411,10 @@ static void wt_window_fn(struct timer_list *t)
 	spin_lock_irqsave(&wt->lock, flags);
 	wt_refresh_device(wt);
 	wt_fold(wt);
-	step = wt->core.scale_step;
-	again = wbt_window(&wt->core, &now);
-	moved = step != wt->core.scale_step;
-	win = wt->core.cur_win_ns;
+	step = wtc_step(&wt->core);
+	again = wtc_window(&wt->core, &now);
+	moved = step != wtc_step(&wt->core);
+	win = wtc_window_ns(&wt->core);
 	trace_wbthrottle_stat(wt->devt, &wt->core);
 	if (moved)
 		trace_wbthrottle_step(wt->devt, &wt->core);
@@ -432,7 +432,7 @@ static void wt_arm_window(struct wt_dev *wt)
 {
 	if (!timer_pending(&wt->window))
 		mod_timer(&wt->window, jiffies +
-			  max(1UL, nsecs_to_jiffies(wbt_window_ns(&wt->core))));
+			  max(1UL, nsecs_to_jiffies(wtc_window_ns(&wt->core))));
 }
 
 static bool wt_holds_any(struct wt_dev *wt)
@@ -440,7 +440,7 @@ static bool wt_holds_any(struct wt_dev *wt)
 	int q;
 
 	lockdep_assert_held(&wt->lock);
-	for (q = 0; q < WBT_NR_QUEUES; q++)
+	for (q = 0; q < WTC_NR_QUEUES; q++)
 		if (!list_empty(&wt->held[q]) || !bio_list_empty(&wt->ready[q]))
 			return true;
 	return false;
@@ -452,7 +452,7 @@ static bool wt_holds_any(struct wt_dev *wt)
  */
 static void wt_release_all(struct wt_dev *wt)
 {
-	struct wbt_now now;
+	struct wtc_now now;
 	unsigned long flags;
 	struct bio *bio;
 	bool held;
@@ -463,7 +463,7 @@ static void wt_release_all(struct wt_dev *wt)
 		wt_release(wt, &now);
 		bio = wt_pop_ready(wt);
 		/* Throttling back on (resume, enable 1): the rules apply. */
-		held = wt_holds_any(wt) && !wbt_throttling(&wt->core);
+		held = wt_holds_any(wt) && !wtc_throttling(&wt->core);
 		spin_unlock_irqrestore(&wt->lock, flags);
 		if (bio)
 			dm_submit_bio_remap(bio, NULL);
@@ -476,7 +476,7 @@ static void wt_set_holding(struct wt_dev *wt, bool holding)
 	unsigned long flags;
 
 	spin_lock_irqsave(&wt->lock, flags);
-	wbt_set_holding(&wt->core, holding);
+	wtc_set_holding(&wt->core, holding);
 	spin_unlock_irqrestore(&wt->lock, flags);
 }
 
@@ -486,7 +486,7 @@ static bool wt_is_idle(struct wt_dev *wt)
 	bool idle;
 
 	spin_lock_irqsave(&wt->lock, flags);
-	idle = wbt_idle(&wt->core);
+	idle = wtc_idle(&wt->core);
 	spin_unlock_irqrestore(&wt->lock, flags);
 	return idle;
 }
@@ -511,11 +511,11 @@ static void wt_destroy(struct wt_dev *wt)
 	kfree(wt);
 }
 
-static int wt_parse_opts(struct dm_arg_set *as, struct wbt_config *cfg,
+static int wt_parse_opts(struct dm_arg_set *as, struct wtc_config *cfg,
 			 char **error)
 {
 	static const struct dm_arg group = {
-		0, 2 * WBT_NR_OPTS,
+		0, 2 * WTC_NR_OPTS,
 		"Invalid number of optional arguments: give <#opt_args> then that many <key> <value> words"
 	};
 	unsigned int n;
@@ -533,7 +533,7 @@ static int wt_parse_opts(struct dm_arg_set *as, struct wbt_config *cfg,
 		const char *key = dm_shift_arg(as);
 		const char *val = dm_shift_arg(as);
 
-		if (wbt_config_set(cfg, key, val, &err)) {
+		if (wtc_config_set(cfg, key, val, &err)) {
 			*error = (char *)err;
 			return -EINVAL;
 		}
@@ -549,7 +549,7 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
 	struct block_device *bdev;
 	struct wt_dev *wt;
-	struct wbt_config cfg;
+	struct wtc_config cfg;
 	const char *path;
 	int i, r;
 
@@ -569,7 +569,7 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	hrtimer_init(&wt->pace, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	wt->pace.function = wt_pace_fn;
 	timer_setup(&wt->window, wt_window_fn, 0);
-	for (i = 0; i < WBT_NR_QUEUES; i++) {
+	for (i = 0; i < WTC_NR_QUEUES; i++) {
 		INIT_LIST_HEAD(&wt->held[i]);
 		bio_list_init(&wt->ready[i]);
 	}
@@ -584,7 +584,7 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		spin_lock_init(&per_cpu_ptr(wt->pcpu, i)->lock);
 
 	path = dm_shift_arg(&as);
-	wbt_config_default(&cfg);
+	wtc_config_default(&cfg);
 	if (as.argc) {
 		r = wt_parse_opts(&as, &cfg, &ti->error);
 		if (r)
@@ -604,7 +604,7 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	bdev = wt->dev->bdev;
 	wt->bdi = dm_disk(dm_table_get_md(ti->table))->bdi;
 	wt->devt = disk_devt(dm_disk(dm_table_get_md(ti->table)));
-	wbt_init(&wt->core, &cfg);
+	wtc_init(&wt->core, &cfg);
 	spin_lock_irq(&wt->lock);
 	wt_refresh_device(wt);
 	spin_unlock_irq(&wt->lock);
@@ -631,7 +631,7 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->num_discard_bios = 1;
 	ti->num_secure_erase_bios = 1;
 	ti->num_write_zeroes_bios = 1;
-	ti->per_io_data_size = sizeof(struct wbt_bio);
+	ti->per_io_data_size = sizeof(struct wt_bio);
 	ti->accounts_remapped_io = true;
 	return 0;
 
@@ -650,59 +650,62 @@ static void wt_dtr(struct dm_target *ti)
  * I/O" that lowers the background limit (stamped with the tick's time,
  * which costs a load), and a sample of reads is timed for the controller.
  */
-static void wt_map_untracked(struct wt_dev *wt, struct wbt_bio *pb)
+static void wt_map_untracked(struct wt_dev *wt, struct wt_bio *pb)
 {
-	struct wbt_now now;
+	struct wtc_now now;
 	unsigned int seq;
 
 	this_cpu_inc(wt->pcpu->kind[pb->kind]);
 	pb->start_ns = 0;
 	pb->watched = false;
-	if (pb->kind != WBT_K_READ)
+	if (pb->kind != WTC_K_READ)
 		return;
 	now.ns = ktime_get_coarse_ns();
 	now.dirty_wait = false;
-	wbt_note_read(&wt->core, now.ns);
-	pb->watched = wbt_read_issue(&wt->core, &now);
+	wtc_note_read(&wt->core, now.ns);
+	pb->watched = wtc_read_issue(&wt->core, &now);
 	seq = this_cpu_inc_return(wt->pcpu->reads);
-	if (wbt_sample_read(&raw_cpu_ptr(wt->pcpu)->timed, seq))
+	if (wtc_sample_read(&raw_cpu_ptr(wt->pcpu)->timed, seq))
 		pb->start_ns = ktime_get_ns();
 	wt_arm_window(wt);
 }
 
-/* ... and its completion. Interrupts off for the shard: end_io may run in one. */
-static void wt_end_untracked(struct wt_dev *wt, struct wbt_bio *pb)
+/*
+ * ... and its completion. Interrupts off for the shard: end_io may run in
+ * one.
+ */
+static void wt_end_untracked(struct wt_dev *wt, struct wt_bio *pb)
 {
 	struct wt_pcpu *pc;
 	unsigned long flags;
 	u64 lat;
 
-	if (pb->kind == WBT_K_DIRECT) {
+	if (pb->kind == WTC_K_DIRECT) {
 		this_cpu_inc(wt->pcpu->writes_done);
 		return;
 	}
-	if (pb->kind != WBT_K_READ)
+	if (pb->kind != WTC_K_READ)
 		return;
-	wbt_note_read(&wt->core, ktime_get_coarse_ns());
+	wtc_note_read(&wt->core, ktime_get_coarse_ns());
 	if (pb->watched)
-		wbt_read_done(&wt->core);
+		wtc_read_done(&wt->core);
 	if (!pb->start_ns)
 		return;
 	lat = ktime_get_ns() - pb->start_ns;
 	local_irq_save(flags);
 	pc = this_cpu_ptr(wt->pcpu);
 	spin_lock(&pc->lock);
-	wbt_shard_sample(&pc->timed, WBT_K_READ, lat);
+	wtc_shard_sample(&pc->timed, WTC_K_READ, lat);
 	spin_unlock(&pc->lock);
 	local_irq_restore(flags);
 }
 
 /* A tracked write: it goes, waits in its submitter, is deferred or refused. */
 static int wt_map_tracked(struct wt_dev *wt, struct bio *bio,
-			  struct wbt_bio *pb, enum wbt_queue q)
+			  struct wt_bio *pb, enum wtc_queue q)
 {
-	struct wbt_now now;
-	struct wbt_io io;
+	struct wtc_now now;
+	struct wtc_io io;
 	unsigned long flags;
 	int r;
 
@@ -717,26 +720,26 @@ static int wt_map_tracked(struct wt_dev *wt, struct bio *bio,
 
 	spin_lock_irqsave(&wt->lock, flags);
 	wt_arm_window(wt);
-	r = wbt_map(&wt->core, pb->kind, &io, &now);
-	if (r == WBT_WAIT || r == WBT_HOLD) {
-		if (r == WBT_WAIT)
+	r = wtc_map(&wt->core, pb->kind, &io, &now);
+	if (r == WTC_WAIT || r == WTC_HOLD) {
+		if (r == WTC_WAIT)
 			pb->waiter = current;
 		list_add_tail(&pb->node, &wt->held[q]);
 		/* Nothing in flight will complete to let it go: look now. */
-		if (wbt_counter_idle(&wt->core, q))
+		if (wtc_counter_idle(&wt->core, q))
 			wt_release(wt, &now);
-	} else if (r >= 0 && wbt_overtook(&wt->core, q)) {
+	} else if (r >= 0 && wtc_overtook(&wt->core, q)) {
 		wt_release(wt, &now);
 	}
 	spin_unlock_irqrestore(&wt->lock, flags);
 
 	switch (r) {
-	case WBT_WAIT:
+	case WTC_WAIT:
 		wt_wait(pb);
 		return DM_MAPIO_REMAPPED;
-	case WBT_HOLD:
+	case WTC_HOLD:
 		return DM_MAPIO_SUBMITTED;
-	case WBT_AGAIN:
+	case WTC_AGAIN:
 		pb->refused = true;
 		bio_wouldblock_error(bio);
 		return DM_MAPIO_SUBMITTED;
@@ -749,16 +752,16 @@ static int wt_map_tracked(struct wt_dev *wt, struct bio *bio,
 static int wt_map(struct dm_target *ti, struct bio *bio)
 {
 	struct wt_dev *wt = ti->private;
-	struct wbt_bio *pb = dm_per_bio_data(bio, sizeof(*pb));
-	enum wbt_queue q;
+	struct wt_bio *pb = dm_per_bio_data(bio, sizeof(*pb));
+	enum wtc_queue q;
 
 	bio_set_dev(bio, wt->dev->bdev);
 	if (bio_sectors(bio) || op_is_zone_mgmt(bio_op(bio)))
 		bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
 
-	pb->kind = wbt_classify(wt_bio_flags(bio));
-	q = wbt_kind_queue(pb->kind);
-	if (q != WBT_Q_NONE)
+	pb->kind = wtc_classify(wt_bio_flags(bio));
+	q = wtc_kind_queue(pb->kind);
+	if (q != WTC_Q_NONE)
 		return wt_map_tracked(wt, bio, pb, q);
 	wt_map_untracked(wt, pb);
 	return DM_MAPIO_REMAPPED;
@@ -768,11 +771,11 @@ static int wt_end_io(struct dm_target *ti, struct bio *bio,
 		     blk_status_t *error)
 {
 	struct wt_dev *wt = ti->private;
-	struct wbt_bio *pb = dm_per_bio_data(bio, sizeof(*pb));
-	struct wbt_now now;
+	struct wt_bio *pb = dm_per_bio_data(bio, sizeof(*pb));
+	struct wtc_now now;
 	unsigned long flags;
 
-	if (wbt_kind_queue(pb->kind) == WBT_Q_NONE) {
+	if (wtc_kind_queue(pb->kind) == WTC_Q_NONE) {
 		wt_end_untracked(wt, pb);
 		return DM_ENDIO_DONE;
 	}
@@ -780,8 +783,8 @@ static int wt_end_io(struct dm_target *ti, struct bio *bio,
 		return DM_ENDIO_DONE;
 	wt_now(wt, &now);
 	spin_lock_irqsave(&wt->lock, flags);
-	wbt_sample(&wt->core, pb->kind, now.ns - pb->start_ns);
-	if (wbt_done(&wt->core, pb->kind, pb->grp, &now))
+	wtc_sample(&wt->core, pb->kind, now.ns - pb->start_ns);
+	if (wtc_done(&wt->core, pb->kind, pb->grp, &now))
 		wt_release(wt, &now);
 	spin_unlock_irqrestore(&wt->lock, flags);
 	return DM_ENDIO_DONE;
@@ -808,7 +811,7 @@ static void wt_resume(struct dm_target *ti)
 
 	spin_lock_irqsave(&wt->lock, flags);
 	wt_refresh_device(wt);
-	wbt_set_holding(&wt->core, true);
+	wtc_set_holding(&wt->core, true);
 	spin_unlock_irqrestore(&wt->lock, flags);
 }
 
@@ -816,12 +819,12 @@ static void wt_resume(struct dm_target *ti)
 static u64 wt_oldest_ns(struct wt_dev *wt)
 {
 	u64 now = ktime_get_ns(), oldest = 0;
-	struct wbt_bio *pb;
+	struct wt_bio *pb;
 	int q;
 
 	lockdep_assert_held(&wt->lock);
-	for (q = 0; q < WBT_NR_QUEUES; q++) {
-		pb = list_first_entry_or_null(&wt->held[q], struct wbt_bio,
+	for (q = 0; q < WTC_NR_QUEUES; q++) {
+		pb = list_first_entry_or_null(&wt->held[q], struct wt_bio,
 					      node);
 		if (pb && now > pb->start_ns && now - pb->start_ns > oldest)
 			oldest = now - pb->start_ns;
@@ -834,22 +837,22 @@ static void wt_status(struct dm_target *ti, status_type_t type,
 		      unsigned int maxlen)
 {
 	struct wt_dev *wt = ti->private;
-	struct wbt_config cfg;
+	struct wtc_config cfg;
 	unsigned long flags;
 	unsigned int sz = 0;
 	char *buf;
 
-	buf = kmalloc(WBT_STATUS_LEN, GFP_NOIO);
+	buf = kmalloc(WT_STATUS_LEN, GFP_NOIO);
 	if (!buf) {
 		DMEMIT("ENOMEM");
 		return;
 	}
 	spin_lock_irqsave(&wt->lock, flags);
-	cfg = wt->core.cfg;
+	cfg = *wtc_get_config(&wt->core);
 	if (type == STATUSTYPE_INFO) {
 		wt_fold(wt);
-		wbt_format_status(&wt->core, wt_oldest_ns(wt), buf,
-				  WBT_STATUS_LEN);
+		wtc_format_status(&wt->core, wt_oldest_ns(wt), buf,
+				  WT_STATUS_LEN);
 	}
 	spin_unlock_irqrestore(&wt->lock, flags);
 
@@ -859,9 +862,9 @@ static void wt_status(struct dm_target *ti, status_type_t type,
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s", wt->dev->name);
-		if (wbt_config_nr_args(&cfg)) {
-			wbt_config_format(&cfg, buf, WBT_STATUS_LEN);
-			DMEMIT(" %u%s", wbt_config_nr_args(&cfg), buf);
+		if (wtc_config_nr_args(&cfg)) {
+			wtc_config_format(&cfg, buf, WT_STATUS_LEN);
+			DMEMIT(" %u%s", wtc_config_nr_args(&cfg), buf);
 		}
 		break;
 	case STATUSTYPE_IMA:
@@ -870,7 +873,7 @@ static void wt_status(struct dm_target *ti, status_type_t type,
 		       ti->type->version[1], ti->type->version[2],
 		       wt->dev->name, cfg.enabled ? 'y' : 'n',
 		       cfg.wb_percent, cfg.depth,
-		       wbt_wc_policy_name(cfg.wc_policy),
+		       wtc_wc_policy_name(cfg.wc_policy),
 		       cfg.cache_delay_usec, cfg.lat_usec, cfg.lat_pct,
 		       cfg.push_back ? 'y' : 'n', cfg.backlog_kb,
 		       cfg.backlog_ms);
@@ -883,22 +886,22 @@ static int wt_message(struct dm_target *ti, unsigned int argc, char **argv,
 		      char *result, unsigned int maxlen)
 {
 	struct wt_dev *wt = ti->private;
-	struct wbt_config cfg;
+	struct wtc_config cfg;
 	unsigned long flags;
 	const char *err = "messages are <key> <value>, keys as in the table line";
 	int r = -EINVAL;
 
 	spin_lock_irqsave(&wt->lock, flags);
-	cfg = wt->core.cfg;
-	if (argc == 2 && !wbt_config_set(&cfg, argv[0], argv[1], &err)) {
-		wbt_set_config(&wt->core, &cfg);
+	cfg = *wtc_get_config(&wt->core);
+	if (argc == 2 && !wtc_config_set(&cfg, argv[0], argv[1], &err)) {
+		wtc_set_config(&wt->core, &cfg);
 		r = 0;
 	}
 	spin_unlock_irqrestore(&wt->lock, flags);
 
 	if (r) {
 		DMWARN_LIMIT("%s: message rejected: %s",
-		       dm_device_name(dm_table_get_md(ti->table)), err);
+			     dm_device_name(dm_table_get_md(ti->table)), err);
 		return r;
 	}
 	/* Limits may have risen, or throttling stopped: let go what may. */

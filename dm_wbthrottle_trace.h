@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Tracepoints of dm-wbthrottle, in the spirit of block/blk-wbt's wbt_stat,
- * wbt_step and wbt_lat: watch them with
+ * wbt_step and wtc_lat: watch them with
  *	perf trace -e 'wbthrottle:*'   or   trace-cmd record -e wbthrottle
  */
 #undef TRACE_SYSTEM
@@ -12,9 +12,41 @@
 
 #include <linux/tracepoint.h>
 
+/*
+ * TP_printk() may not call module code: trace-cmd and perf decode events
+ * from the format file alone. So the queue and verdict names (those of
+ * wtc_queue_name() and wtc_lat_name()) are symbol tables, and
+ * TRACE_DEFINE_ENUM() puts the enum values, not their names, into the
+ * format file.
+ */
+TRACE_DEFINE_ENUM(WTC_Q_RECLAIM);
+TRACE_DEFINE_ENUM(WTC_Q_SYNC);
+TRACE_DEFINE_ENUM(WTC_Q_NORMAL);
+TRACE_DEFINE_ENUM(WTC_Q_BG);
+TRACE_DEFINE_ENUM(WTC_Q_DISCARD);
+TRACE_DEFINE_ENUM(WTC_LAT_OK);
+TRACE_DEFINE_ENUM(WTC_LAT_UNKNOWN);
+TRACE_DEFINE_ENUM(WTC_LAT_UNKNOWN_WRITES);
+TRACE_DEFINE_ENUM(WTC_LAT_EXCEEDED);
+
+#define show_wt_queue(q)					\
+	__print_symbolic(q,					\
+			 { WTC_Q_RECLAIM, "reclaim" },		\
+			 { WTC_Q_SYNC, "sync" },		\
+			 { WTC_Q_NORMAL, "normal" },		\
+			 { WTC_Q_BG, "bg" },			\
+			 { WTC_Q_DISCARD, "discard" })
+
+#define show_wt_verdict(v)					\
+	__print_symbolic(v,					\
+			 { WTC_LAT_OK, "ok" },			\
+			 { WTC_LAT_UNKNOWN, "unknown" },	\
+			 { WTC_LAT_UNKNOWN_WRITES, "unknown_writes" }, \
+			 { WTC_LAT_EXCEEDED, "exceeded" })
+
 /* A latency window ended. */
 TRACE_EVENT(wbthrottle_stat,
-	TP_PROTO(dev_t dev, const struct wbt_core *c),
+	TP_PROTO(dev_t dev, const struct wtc_core *c),
 	TP_ARGS(dev, c),
 	TP_STRUCT__entry(
 		__field(dev_t, dev)
@@ -29,25 +61,25 @@ TRACE_EVENT(wbthrottle_stat,
 	),
 	TP_fast_assign(
 		__entry->dev = dev;
-		__entry->nr_read = c->last.nr_read;
-		__entry->nr_write = c->last.nr_write;
-		__entry->min_ns = c->last.min_ns;
-		__entry->p50_ns = c->last.p50_ns;
-		__entry->p99_ns = c->last.p99_ns;
-		__entry->metric_ns = c->last.metric_ns;
-		__entry->target_ns = c->lat_target_ns;
-		__entry->verdict = c->last.verdict;
+		__entry->nr_read = c->ctl.last.nr_read;
+		__entry->nr_write = c->ctl.last.nr_write;
+		__entry->min_ns = c->ctl.last.min_ns;
+		__entry->p50_ns = c->ctl.last.p50_ns;
+		__entry->p99_ns = c->ctl.last.p99_ns;
+		__entry->metric_ns = c->ctl.last.metric_ns;
+		__entry->target_ns = c->ctl.lat_target_ns;
+		__entry->verdict = c->ctl.last.verdict;
 	),
 	TP_printk("%d:%d reads=%u writes=%u min=%llu p50=%llu p99=%llu metric=%llu target=%llu verdict=%s",
 		  MAJOR(__entry->dev), MINOR(__entry->dev),
 		  __entry->nr_read, __entry->nr_write, __entry->min_ns,
 		  __entry->p50_ns, __entry->p99_ns, __entry->metric_ns,
-		  __entry->target_ns, wbt_lat_name(__entry->verdict))
+		  __entry->target_ns, show_wt_verdict(__entry->verdict))
 );
 
 /* The scale step, and with it the limits, changed. */
 TRACE_EVENT(wbthrottle_step,
-	TP_PROTO(dev_t dev, const struct wbt_core *c),
+	TP_PROTO(dev_t dev, const struct wtc_core *c),
 	TP_ARGS(dev, c),
 	TP_STRUCT__entry(
 		__field(dev_t, dev)
@@ -60,17 +92,17 @@ TRACE_EVENT(wbthrottle_step,
 	),
 	TP_fast_assign(
 		__entry->dev = dev;
-		__entry->step = c->scale_step;
-		__entry->max = c->max_depth;
-		__entry->normal = c->wb_normal;
-		__entry->background = c->wb_background;
-		__entry->window_ns = c->cur_win_ns;
-		__entry->verdict = c->last.verdict;
+		__entry->step = c->lim.scale_step;
+		__entry->max = c->lim.max_depth;
+		__entry->normal = c->lim.wb_normal;
+		__entry->background = c->lim.wb_background;
+		__entry->window_ns = c->ctl.cur_win_ns;
+		__entry->verdict = c->ctl.last.verdict;
 	),
 	TP_printk("%d:%d step=%d max=%u normal=%u background=%u window=%lluns after=%s",
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->step,
 		  __entry->max, __entry->normal, __entry->background,
-		  __entry->window_ns, wbt_lat_name(__entry->verdict))
+		  __entry->window_ns, show_wt_verdict(__entry->verdict))
 );
 
 /* A held bio was let go after waiting held_ns. */
@@ -89,7 +121,7 @@ TRACE_EVENT(wbthrottle_wait,
 	),
 	TP_printk("%d:%d queue=%s held=%lluns",
 		  MAJOR(__entry->dev), MINOR(__entry->dev),
-		  wbt_queue_name(__entry->queue), __entry->held_ns)
+		  show_wt_queue(__entry->queue), __entry->held_ns)
 );
 
 #endif /* DM_WBTHROTTLE_TRACE_H */

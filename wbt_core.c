@@ -5,134 +5,134 @@
  */
 #include "wbt_core.h"
 
-static const char * const kind_names[WBT_NR_KINDS] = {
-	[WBT_K_READ] = "read",
-	[WBT_K_BG] = "bg",
-	[WBT_K_NORMAL] = "normal",
-	[WBT_K_SYNC] = "sync",
-	[WBT_K_RECLAIM] = "reclaim",
-	[WBT_K_DIRECT] = "direct",
-	[WBT_K_DISCARD] = "discard",
-	[WBT_K_FLUSH] = "flush",
-	[WBT_K_OTHER] = "other",
+static const char * const kind_names[WTC_NR_KINDS] = {
+	[WTC_K_READ] = "read",
+	[WTC_K_BG] = "bg",
+	[WTC_K_NORMAL] = "normal",
+	[WTC_K_SYNC] = "sync",
+	[WTC_K_RECLAIM] = "reclaim",
+	[WTC_K_DIRECT] = "direct",
+	[WTC_K_DISCARD] = "discard",
+	[WTC_K_FLUSH] = "flush",
+	[WTC_K_OTHER] = "other",
 };
 
-static const char * const queue_names[WBT_NR_QUEUES] = {
-	[WBT_Q_RECLAIM] = "reclaim",
-	[WBT_Q_SYNC] = "sync",
-	[WBT_Q_NORMAL] = "normal",
-	[WBT_Q_BG] = "bg",
-	[WBT_Q_DISCARD] = "discard",
+static const char * const queue_names[WTC_NR_QUEUES] = {
+	[WTC_Q_RECLAIM] = "reclaim",
+	[WTC_Q_SYNC] = "sync",
+	[WTC_Q_NORMAL] = "normal",
+	[WTC_Q_BG] = "bg",
+	[WTC_Q_DISCARD] = "discard",
 };
 
-static const char * const wc_policy_names[WBT_NR_WC_POLICIES] = {
-	[WBT_WC_DRAIN] = "drain",
-	[WBT_WC_DELAY] = "delay",
-	[WBT_WC_OFF] = "off",
-	[WBT_WC_AUTO] = "auto",
+static const char * const wc_policy_names[WTC_NR_WC_POLICIES] = {
+	[WTC_WC_DRAIN] = "drain",
+	[WTC_WC_DELAY] = "delay",
+	[WTC_WC_OFF] = "off",
+	[WTC_WC_AUTO] = "auto",
 };
 
-static const enum wbt_counter queue_counter[WBT_NR_QUEUES] = {
-	[WBT_Q_RECLAIM] = WBT_C_RECLAIM,
-	[WBT_Q_SYNC] = WBT_C_WB,
-	[WBT_Q_NORMAL] = WBT_C_WB,
-	[WBT_Q_BG] = WBT_C_WB,
-	[WBT_Q_DISCARD] = WBT_C_DISCARD,
+static const enum wtc_counter queue_counter[WTC_NR_QUEUES] = {
+	[WTC_Q_RECLAIM] = WTC_C_RECLAIM,
+	[WTC_Q_SYNC] = WTC_C_WB,
+	[WTC_Q_NORMAL] = WTC_C_WB,
+	[WTC_Q_BG] = WTC_C_WB,
+	[WTC_Q_DISCARD] = WTC_C_DISCARD,
 };
 
-const char *wbt_kind_name(enum wbt_kind kind)
+const char *wtc_kind_name(enum wtc_kind kind)
 {
-	return kind < WBT_NR_KINDS ? kind_names[kind] : "?";
+	return kind < WTC_NR_KINDS ? kind_names[kind] : "?";
 }
 
-const char *wbt_queue_name(enum wbt_queue q)
+const char *wtc_queue_name(enum wtc_queue q)
 {
-	return q < WBT_NR_QUEUES ? queue_names[q] : "none";
+	return q < WTC_NR_QUEUES ? queue_names[q] : "none";
 }
 
-const char *wbt_lat_name(enum wbt_lat v)
+const char *wtc_lat_name(enum wtc_lat v)
 {
 	switch (v) {
-	case WBT_LAT_OK:
+	case WTC_LAT_OK:
 		return "ok";
-	case WBT_LAT_UNKNOWN:
+	case WTC_LAT_UNKNOWN:
 		return "unknown";
-	case WBT_LAT_UNKNOWN_WRITES:
+	case WTC_LAT_UNKNOWN_WRITES:
 		return "unknown_writes";
-	case WBT_LAT_EXCEEDED:
+	case WTC_LAT_EXCEEDED:
 		return "exceeded";
 	}
 	return "none";
 }
 
-const char *wbt_wc_policy_name(enum wbt_wc_policy p)
+const char *wtc_wc_policy_name(enum wtc_wc_policy p)
 {
-	return p < WBT_NR_WC_POLICIES ? wc_policy_names[p] : "?";
+	return p < WTC_NR_WC_POLICIES ? wc_policy_names[p] : "?";
 }
 
 /* ---- classification ---------------------------------------------------- */
 
-enum wbt_kind wbt_classify(unsigned int f)
+enum wtc_kind wtc_classify(unsigned int f)
 {
-	if (f & WBT_F_READ)
-		return WBT_K_READ;
-	if (f & WBT_F_DISCARD)
-		return WBT_K_DISCARD;
-	if (!(f & WBT_F_WRITE))
-		return WBT_K_OTHER;
-	if ((f & WBT_F_PREFLUSH) && (f & WBT_F_EMPTY))
-		return WBT_K_FLUSH;
-	if (f & (WBT_F_SWAP | WBT_F_RECLAIMER))
-		return WBT_K_RECLAIM;
-	if ((f & (WBT_F_SYNC | WBT_F_IDLE)) == (WBT_F_SYNC | WBT_F_IDLE))
-		return WBT_K_DIRECT;
-	if (f & (WBT_F_SYNC | WBT_F_META | WBT_F_PRIO | WBT_F_FUA))
-		return WBT_K_SYNC;
-	if (f & WBT_F_BACKGROUND)
-		return WBT_K_BG;
-	return WBT_K_NORMAL;
+	if (f & WTC_F_READ)
+		return WTC_K_READ;
+	if (f & WTC_F_DISCARD)
+		return WTC_K_DISCARD;
+	if (!(f & WTC_F_WRITE))
+		return WTC_K_OTHER;
+	if ((f & WTC_F_PREFLUSH) && (f & WTC_F_EMPTY))
+		return WTC_K_FLUSH;
+	if (f & (WTC_F_SWAP | WTC_F_RECLAIMER))
+		return WTC_K_RECLAIM;
+	if ((f & (WTC_F_SYNC | WTC_F_IDLE)) == (WTC_F_SYNC | WTC_F_IDLE))
+		return WTC_K_DIRECT;
+	if (f & (WTC_F_SYNC | WTC_F_META | WTC_F_PRIO | WTC_F_FUA))
+		return WTC_K_SYNC;
+	if (f & WTC_F_BACKGROUND)
+		return WTC_K_BG;
+	return WTC_K_NORMAL;
 }
 
-enum wbt_queue wbt_kind_queue(enum wbt_kind kind)
+enum wtc_queue wtc_kind_queue(enum wtc_kind kind)
 {
 	switch (kind) {
-	case WBT_K_RECLAIM:
-		return WBT_Q_RECLAIM;
-	case WBT_K_SYNC:
-		return WBT_Q_SYNC;
-	case WBT_K_NORMAL:
-		return WBT_Q_NORMAL;
-	case WBT_K_BG:
-		return WBT_Q_BG;
-	case WBT_K_DISCARD:
-		return WBT_Q_DISCARD;
+	case WTC_K_RECLAIM:
+		return WTC_Q_RECLAIM;
+	case WTC_K_SYNC:
+		return WTC_Q_SYNC;
+	case WTC_K_NORMAL:
+		return WTC_Q_NORMAL;
+	case WTC_K_BG:
+		return WTC_Q_BG;
+	case WTC_K_DISCARD:
+		return WTC_Q_DISCARD;
 	default:
-		return WBT_Q_NONE;
+		return WTC_Q_NONE;
 	}
 }
 
-static bool queue_gated(enum wbt_queue q)
+static bool queue_gated(enum wtc_queue q)
 {
-	return q == WBT_Q_NORMAL || q == WBT_Q_BG || q == WBT_Q_DISCARD;
+	return q == WTC_Q_NORMAL || q == WTC_Q_BG || q == WTC_Q_DISCARD;
 }
 
 /* ---- limits -------------------------------------------------------------- */
 
 /* Upstream's rq_depth_calc_max_depth(), on our own fields. */
-static unsigned int calc_step_depth(struct wbt_core *c)
+static unsigned int calc_step_depth(struct wtc_core *c)
 {
-	unsigned int qd = c->queue_depth ? c->queue_depth : 1;
+	unsigned int qd = c->dev.queue_depth ? c->dev.queue_depth : 1;
 	unsigned int depth, maxd;
-	int step = c->scale_step;
+	int step = c->lim.scale_step;
 
-	c->scaled_max = false;
+	c->lim.scaled_max = false;
 	if (qd == 1) {
 		if (step > 0)
 			return 1;
-		c->scaled_max = true;
+		c->lim.scaled_max = true;
 		return 2;
 	}
-	depth = qd < WBT_DEF_DEPTH ? qd : WBT_DEF_DEPTH;
+	depth = qd < WTC_DEF_DEPTH ? qd : WTC_DEF_DEPTH;
 	if (step > 0)
 		return 1 + ((depth - 1) >> (step < 31 ? step : 31));
 	if (step == 0)
@@ -145,83 +145,83 @@ static unsigned int calc_step_depth(struct wbt_core *c)
 	else
 		depth = UINT_MAX;	/* far past the cap */
 	if (depth > maxd) {
-		c->scaled_max = true;
+		c->lim.scaled_max = true;
 		depth = maxd;
 	}
 	return depth;
 }
 
-void wbt_update_limits(struct wbt_core *c)
+void wtc_update_limits(struct wtc_core *c)
 {
 	u64 max;
 
-	c->step_depth = calc_step_depth(c);
+	c->lim.step_depth = calc_step_depth(c);
 	if (c->cfg.depth) {
 		max = c->cfg.depth;
-		c->scaled_max = true;
+		c->lim.scaled_max = true;
 	} else {
-		max = (u64)c->step_depth * c->cfg.wb_percent / 100;
-		if (max > WBT_MAX_DEPTH)
-			max = WBT_MAX_DEPTH;
+		max = (u64)c->lim.step_depth * c->cfg.wb_percent / 100;
+		if (max > WTC_MAX_DEPTH)
+			max = WTC_MAX_DEPTH;
 	}
 	if (max < 1)
 		max = 1;
-	c->max_depth = max;
+	c->lim.max_depth = max;
 	if (max <= 2) {
-		c->wb_normal = max;
-		c->wb_background = 1;
+		c->lim.wb_normal = max;
+		c->lim.wb_background = 1;
 	} else {
-		c->wb_normal = (max + 1) / 2;
-		c->wb_background = (max + 3) / 4;
+		c->lim.wb_normal = (max + 1) / 2;
+		c->lim.wb_background = (max + 3) / 4;
 	}
 	/* New limits: let the dispatcher look again. */
-	c->open[WBT_C_WB] = true;
-	c->open[WBT_C_DISCARD] = true;
+	c->acct.open[WTC_C_WB] = true;
+	c->acct.open[WTC_C_DISCARD] = true;
 }
 
-static bool throttling(const struct wbt_core *c)
+static bool throttling(const struct wtc_core *c)
 {
-	return c->cfg.enabled && c->holding;
+	return c->cfg.enabled && c->acct.holding;
 }
 
 /*
  * A write of queue q went while normal or background writes are held: they
- * are promoted now (wbt_dispatch()); look whether they may go.
+ * are promoted now (wtc_dispatch()); look whether they may go.
  */
-bool wbt_overtook(const struct wbt_core *c, enum wbt_queue q)
+bool wtc_overtook(const struct wtc_core *c, enum wtc_queue q)
 {
-	return q == WBT_Q_SYNC &&
-	       (c->queued[WBT_Q_NORMAL] || c->queued[WBT_Q_BG]);
+	return q == WTC_Q_SYNC &&
+	       (c->acct.queued[WTC_Q_NORMAL] || c->acct.queued[WTC_Q_BG]);
 }
 
 /* Does the core hold writes back at all (enabled, not suspending)? */
-bool wbt_throttling(const struct wbt_core *c)
+bool wtc_throttling(const struct wtc_core *c)
 {
 	return throttling(c);
 }
 
 /* Time since a stamp; 0 if now is a little older (sampled before the lock). */
-static u64 elapsed(const struct wbt_now *now, u64 stamp)
+static u64 elapsed(const struct wtc_now *now, u64 stamp)
 {
 	return now->ns > stamp ? now->ns - stamp : 0;
 }
 
-static bool close_io(const struct wbt_core *c, const struct wbt_now *now)
+static bool close_io(const struct wtc_core *c, const struct wtc_now *now)
 {
-	return elapsed(now, WBT_READ_ONCE(c->last_other_ns)) < WBT_CLOSE_IO_NSEC;
+	return elapsed(now, WTC_READ_ONCE(c->acct.last_other_ns)) < WTC_CLOSE_IO_NSEC;
 }
 
-unsigned int wbt_limit(const struct wbt_core *c, enum wbt_queue q,
-		       const struct wbt_now *now)
+unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
+		       const struct wtc_now *now)
 {
 	if (!throttling(c))
 		return UINT_MAX;
 	switch (q) {
-	case WBT_Q_RECLAIM:
-	case WBT_Q_SYNC:
-		return c->max_depth;
-	case WBT_Q_DISCARD:
-		return c->wb_background;
+	case WTC_Q_RECLAIM:
+	case WTC_Q_SYNC:
+		return c->lim.max_depth;
+	case WTC_Q_DISCARD:
+		return c->lim.wb_background;
 	default:
 		break;
 	}
@@ -232,14 +232,14 @@ unsigned int wbt_limit(const struct wbt_core *c, enum wbt_queue q,
 	 * flood is at its worst.
 	 */
 	if (now->dirty_wait)
-		return close_io(c, now) ? c->wb_normal : c->max_depth;
-	if (q == WBT_Q_BG || close_io(c, now))
-		return c->wb_background;
-	return c->wb_normal;
+		return close_io(c, now) ? c->lim.wb_normal : c->lim.max_depth;
+	if (q == WTC_Q_BG || close_io(c, now))
+		return c->lim.wb_background;
+	return c->lim.wb_normal;
 }
 
 /* A dirtier waits and no reads need protecting: every limit lifts. */
-static bool full_lift(const struct wbt_core *c, const struct wbt_now *now)
+static bool full_lift(const struct wtc_core *c, const struct wtc_now *now)
 {
 	return now->dirty_wait && !close_io(c, now);
 }
@@ -250,20 +250,20 @@ static bool full_lift(const struct wbt_core *c, const struct wbt_now *now)
  * a fixed gap per request would cap small writes at a few hundred a second,
  * so upstream's drain rule.
  */
-enum wbt_wc_policy wbt_wc_policy(const struct wbt_core *c)
+enum wtc_wc_policy wtc_wc_policy(const struct wtc_core *c)
 {
-	if (c->cfg.wc_policy != WBT_WC_AUTO)
+	if (c->cfg.wc_policy != WTC_WC_AUTO)
 		return c->cfg.wc_policy;
-	return c->nonrot ? WBT_WC_DRAIN : WBT_WC_DELAY;
+	return c->dev.nonrot ? WTC_WC_DRAIN : WTC_WC_DELAY;
 }
 
 /* The write cache rule in force for gated queues right now. */
-static enum wbt_wc_policy wc_rule(const struct wbt_core *c,
-				  const struct wbt_now *now)
+static enum wtc_wc_policy wc_rule(const struct wtc_core *c,
+				  const struct wtc_now *now)
 {
-	if (!c->wc || full_lift(c, now))
-		return WBT_WC_OFF;
-	return wbt_wc_policy(c);
+	if (!c->dev.wc || full_lift(c, now))
+		return WTC_WC_OFF;
+	return wtc_wc_policy(c);
 }
 
 /*
@@ -272,14 +272,14 @@ static enum wbt_wc_policy wc_rule(const struct wbt_core *c,
  * each step against missed reads multiplies the gap by sqrt(2) (181/128),
  * fine enough to settle near the rate at which the disk destages.
  */
-u64 wbt_pace_ns(const struct wbt_core *c)
+u64 wtc_pace_ns(const struct wtc_core *c)
 {
 	u64 gap = (u64)c->cfg.cache_delay_usec * 1000;
-	int step = c->scale_step;
+	int step = c->lim.scale_step;
 	int e = step < 0 ? -step : step;
 
-	if (e > WBT_MAX_PACE_STEP)
-		e = WBT_MAX_PACE_STEP;
+	if (e > WTC_MAX_PACE_STEP)
+		e = WTC_MAX_PACE_STEP;
 	if (step > 0) {
 		gap <<= e / 2;
 		if (e & 1)
@@ -293,119 +293,119 @@ u64 wbt_pace_ns(const struct wbt_core *c)
 }
 
 /* The pace protects other I/O: with nobody to protect, the cache absorbs. */
-static bool pacing(const struct wbt_core *c, const struct wbt_now *now)
+static bool pacing(const struct wtc_core *c, const struct wtc_now *now)
 {
-	return wc_rule(c, now) == WBT_WC_DELAY &&
-	       (c->scale_step > 0 || close_io(c, now));
+	return wc_rule(c, now) == WTC_WC_DELAY &&
+	       (c->lim.scale_step > 0 || close_io(c, now));
 }
 
 /* Delay policy: nanoseconds until a gated queue may issue again, or 0. */
-static u64 delay_left(const struct wbt_core *c, enum wbt_queue q,
-		      const struct wbt_now *now)
+static u64 delay_left(const struct wtc_core *c, enum wtc_queue q,
+		      const struct wtc_now *now)
 {
-	u64 since = elapsed(now, c->last_gated_ns);
+	u64 since = elapsed(now, c->acct.last_gated_ns);
 	u64 delay;
 
-	if (!throttling(c) || queue_counter[q] != WBT_C_WB ||
+	if (!throttling(c) || queue_counter[q] != WTC_C_WB ||
 	    !queue_gated(q) || !pacing(c, now))
 		return 0;
-	delay = wbt_pace_ns(c);
+	delay = wtc_pace_ns(c);
 	return since < delay ? delay - since : 0;
 }
 
-static bool under_limit(const struct wbt_core *c, enum wbt_queue q,
-			const struct wbt_now *now)
+static bool under_limit(const struct wtc_core *c, enum wtc_queue q,
+			const struct wtc_now *now)
 {
-	return c->inflight[queue_counter[q]] < wbt_limit(c, q, now);
+	return c->acct.inflight[queue_counter[q]] < wtc_limit(c, q, now);
 }
 
-static void take_slot(struct wbt_core *c, enum wbt_queue q,
-		      const struct wbt_now *now)
+static void take_slot(struct wtc_core *c, enum wtc_queue q,
+		      const struct wtc_now *now)
 {
-	c->inflight[queue_counter[q]]++;
-	if (++c->q_inflight[q] > c->stats.hwm[q])
-		c->stats.hwm[q] = c->q_inflight[q];
-	if (queue_gated(q) && queue_counter[q] == WBT_C_WB)
-		c->last_gated_ns = now->ns;
-	if (q == WBT_Q_SYNC && (c->queued[WBT_Q_NORMAL] || c->queued[WBT_Q_BG]) &&
-	    c->overtakes < WBT_DEF_DEPTH)
-		c->overtakes++;
+	c->acct.inflight[queue_counter[q]]++;
+	if (++c->acct.q_inflight[q] > c->stats.hwm[q])
+		c->stats.hwm[q] = c->acct.q_inflight[q];
+	if (queue_gated(q) && queue_counter[q] == WTC_C_WB)
+		c->acct.last_gated_ns = now->ns;
+	if (q == WTC_Q_SYNC && (c->acct.queued[WTC_Q_NORMAL] || c->acct.queued[WTC_Q_BG]) &&
+	    c->acct.overtakes < WTC_DEF_DEPTH)
+		c->acct.overtakes++;
 }
 
 /* Does this write continue the open group of its queue? */
-static bool can_merge(const struct wbt_core *c, enum wbt_queue q,
-		      const struct wbt_io *io)
+static bool can_merge(const struct wtc_core *c, enum wtc_queue q,
+		      const struct wtc_io *io)
 {
-	unsigned int g = c->open_grp[q];
+	unsigned int g = c->acct.open_grp[q];
 
-	return io && io->sectors && g != WBT_NO_GROUP && c->grp_refs[g] &&
-	       c->grp_refs[g] < 0xffff &&
-	       io->sector == c->open_end[q] &&
-	       c->open_sectors[q] + io->sectors <= c->max_merge_sectors;
+	return io && io->sectors && g != WTC_NO_GROUP && c->acct.grp_refs[g] &&
+	       c->acct.grp_refs[g] < 0xffff &&
+	       io->sector == c->acct.open_end[q] &&
+	       c->acct.open_sectors[q] + io->sectors <= c->dev.max_merge_sectors;
 }
 
-static unsigned int join_group(struct wbt_core *c, enum wbt_queue q,
-			       const struct wbt_io *io)
+static unsigned int join_group(struct wtc_core *c, enum wtc_queue q,
+			       const struct wtc_io *io)
 {
-	unsigned int g = c->open_grp[q];
+	unsigned int g = c->acct.open_grp[q];
 
-	c->grp_refs[g]++;
-	c->open_end[q] += io->sectors;
-	c->open_sectors[q] += io->sectors;
+	c->acct.grp_refs[g]++;
+	c->acct.open_end[q] += io->sectors;
+	c->acct.open_sectors[q] += io->sectors;
 	c->stats.merged++;
 	return g;
 }
 
 /* Take a slot for a new request; returns its group, if it can have one. */
-static unsigned int new_group(struct wbt_core *c, enum wbt_queue q,
-			      const struct wbt_io *io, const struct wbt_now *now)
+static unsigned int new_group(struct wtc_core *c, enum wtc_queue q,
+			      const struct wtc_io *io, const struct wtc_now *now)
 {
 	unsigned int g;
 
 	take_slot(c, q, now);
-	c->open_grp[q] = WBT_NO_GROUP;
-	if (!io || !io->sectors || q == WBT_Q_DISCARD || !c->grp_nfree)
-		return WBT_NO_GROUP;
-	g = c->grp_free[--c->grp_nfree];
-	c->grp_refs[g] = 1;
-	c->open_grp[q] = g;
-	c->open_end[q] = io->sector + io->sectors;
-	c->open_sectors[q] = io->sectors;
+	c->acct.open_grp[q] = WTC_NO_GROUP;
+	if (!io || !io->sectors || q == WTC_Q_DISCARD || !c->acct.grp_nfree)
+		return WTC_NO_GROUP;
+	g = c->acct.grp_free[--c->acct.grp_nfree];
+	c->acct.grp_refs[g] = 1;
+	c->acct.open_grp[q] = g;
+	c->acct.open_end[q] = io->sector + io->sectors;
+	c->acct.open_sectors[q] = io->sectors;
 	return g;
 }
 
 /* A bio of group g completed; true if that was the group's last bio. */
-static bool leave_group(struct wbt_core *c, enum wbt_queue q, unsigned int g)
+static bool leave_group(struct wtc_core *c, enum wtc_queue q, unsigned int g)
 {
-	if (g == WBT_NO_GROUP)
+	if (g == WTC_NO_GROUP)
 		return true;
-	if (g >= WBT_NR_GROUPS || !c->grp_refs[g])
+	if (g >= WTC_NR_GROUPS || !c->acct.grp_refs[g])
 		return false;	/* not ours: never release a slot twice */
-	if (--c->grp_refs[g])
+	if (--c->acct.grp_refs[g])
 		return false;
-	c->grp_free[c->grp_nfree++] = g;
-	if (c->open_grp[q] == g)
-		c->open_grp[q] = WBT_NO_GROUP;
+	c->acct.grp_free[c->acct.grp_nfree++] = g;
+	if (c->acct.open_grp[q] == g)
+		c->acct.open_grp[q] = WTC_NO_GROUP;
 	return true;
 }
 
 /* Is anything of this or a stronger queue on the same counter held? */
-static bool held_ahead(const struct wbt_core *c, enum wbt_queue q)
+static bool held_ahead(const struct wtc_core *c, enum wtc_queue q)
 {
-	enum wbt_queue p;
+	enum wtc_queue p;
 
 	for (p = 0; p <= q; p++)
-		if (queue_counter[p] == queue_counter[q] && c->queued[p])
+		if (queue_counter[p] == queue_counter[q] && c->acct.queued[p])
 			return true;
 	return false;
 }
 
 /* Deferring bytes more would pass the bound (0: nothing is deferred). */
-static bool backlog_full(const struct wbt_core *c, u64 bytes)
+static bool backlog_full(const struct wtc_core *c, u64 bytes)
 {
 	u64 bound = (u64)c->cfg.backlog_kb * 1024;
 
-	return !bound || c->deferred_bytes + bytes > bound;
+	return !bound || c->acct.deferred_bytes + bytes > bound;
 }
 
 /*
@@ -413,56 +413,56 @@ static bool backlog_full(const struct wbt_core *c, u64 bytes)
  * REQ_NOWAIT one is refused; otherwise the target holds it, unless the
  * backlog is full, and then it goes at once.
  */
-static int hold(struct wbt_core *c, enum wbt_queue q, const struct wbt_io *io,
-		const struct wbt_now *now)
+static int hold(struct wtc_core *c, enum wtc_queue q, const struct wtc_io *io,
+		const struct wtc_now *now)
 {
-	unsigned int mode = io ? io->mode : WBT_IO_DEFER;
+	unsigned int mode = io ? io->mode : WTC_IO_DEFER;
 	u64 bytes = io ? io->bytes : 0;
 
 	if (!c->cfg.push_back)
-		mode &= ~WBT_IO_SLEEP;
-	if (mode & WBT_IO_NOWAIT) {
+		mode &= ~WTC_IO_SLEEP;
+	if (mode & WTC_IO_NOWAIT) {
 		c->stats.again++;
-		return WBT_AGAIN;
+		return WTC_AGAIN;
 	}
-	if (!(mode & WBT_IO_SLEEP) && backlog_full(c, bytes)) {
+	if (!(mode & WTC_IO_SLEEP) && backlog_full(c, bytes)) {
 		c->stats.overflow++;
 		return new_group(c, q, io, now);
 	}
-	c->queued[q]++;
+	c->acct.queued[q]++;
 	c->stats.throttled[q]++;
-	if (mode & WBT_IO_SLEEP) {
+	if (mode & WTC_IO_SLEEP) {
 		c->stats.slept++;
-		return WBT_WAIT;
+		return WTC_WAIT;
 	}
-	c->deferred[q]++;
-	c->deferred_bytes += bytes;
+	c->acct.deferred[q]++;
+	c->acct.deferred_bytes += bytes;
 	c->stats.deferred++;
-	if (c->deferred_bytes > c->stats.deferred_bytes_max)
-		c->stats.deferred_bytes_max = c->deferred_bytes;
-	return WBT_HOLD;
+	if (c->acct.deferred_bytes > c->stats.deferred_bytes_max)
+		c->stats.deferred_bytes_max = c->acct.deferred_bytes;
+	return WTC_HOLD;
 }
 
 /* ---- the three events: map, dispatch, done -------------------------------- */
 
 /*
- * A bio arrives. WBT_WAIT: its submitter waits, WBT_HOLD: the caller holds
- * it; either way in queue wbt_kind_queue(kind), in arrival order, until
- * wbt_dispatch() names that queue. WBT_AGAIN: fail it with BLK_STS_AGAIN.
+ * A bio arrives. WTC_WAIT: its submitter waits, WTC_HOLD: the caller holds
+ * it; either way in queue wtc_kind_queue(kind), in arrival order, until
+ * wtc_dispatch() names that queue. WTC_AGAIN: fail it with BLK_STS_AGAIN.
  * Otherwise issue it now; the value is its group, to give back to
- * wbt_done(). io NULL: a bio that cannot merge, deferred if held.
+ * wtc_done(). io NULL: a bio that cannot merge, deferred if held.
  */
-int wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_io *io,
-	    const struct wbt_now *now)
+int wtc_map(struct wtc_core *c, enum wtc_kind kind, const struct wtc_io *io,
+	    const struct wtc_now *now)
 {
-	enum wbt_queue q = wbt_kind_queue(kind);
+	enum wtc_queue q = wtc_kind_queue(kind);
 
-	if (kind < WBT_NR_KINDS)
+	if (kind < WTC_NR_KINDS)
 		c->stats.kind[kind]++;
-	if (kind == WBT_K_READ)
-		wbt_note_read(c, now->ns);
-	if (q == WBT_Q_NONE)
-		return WBT_NO_GROUP;
+	if (kind == WTC_K_READ)
+		wtc_note_read(c, now->ns);
+	if (q == WTC_Q_NONE)
+		return WTC_NO_GROUP;
 	if (now->dirty_wait)
 		c->stats.dirty_waits++;
 	if (held_ahead(c, q))
@@ -475,38 +475,38 @@ int wbt_map(struct wbt_core *c, enum wbt_kind kind, const struct wbt_io *io,
 }
 
 /* Requests of the gated queues of counter ctr in flight. */
-static unsigned int gated_inflight(const struct wbt_core *c,
-				   enum wbt_counter ctr)
+static unsigned int gated_inflight(const struct wtc_core *c,
+				   enum wtc_counter ctr)
 {
 	unsigned int n = 0;
-	enum wbt_queue q;
+	enum wtc_queue q;
 
-	for (q = 0; q < WBT_NR_QUEUES; q++)
+	for (q = 0; q < WTC_NR_QUEUES; q++)
 		if (queue_gated(q) && queue_counter[q] == ctr)
-			n += c->q_inflight[q];
+			n += c->acct.q_inflight[q];
 	return n;
 }
 
-static bool gate_closed(const struct wbt_core *c, enum wbt_queue q,
-			const struct wbt_now *now)
+static bool gate_closed(const struct wtc_core *c, enum wtc_queue q,
+			const struct wtc_now *now)
 {
 	if (!throttling(c) || !queue_gated(q))
 		return false;
-	if (wc_rule(c, now) == WBT_WC_DELAY)
+	if (wc_rule(c, now) == WTC_WC_DELAY)
 		return false;
 	/* Drained: no completion of the class will come to open it. */
 	if (!gated_inflight(c, queue_counter[q]))
 		return false;
-	return !c->open[queue_counter[q]];
+	return !c->acct.open[queue_counter[q]];
 }
 
-static u64 age_bound_ns(const struct wbt_core *c)
+static u64 age_bound_ns(const struct wtc_core *c)
 {
 	return (u64)c->cfg.backlog_ms * 1000 * 1000;
 }
 
 /* How long head h has been held; 0 if it does not say. */
-static u64 head_age(const struct wbt_io *h, const struct wbt_now *now)
+static u64 head_age(const struct wtc_io *h, const struct wtc_now *now)
 {
 	return h->since_ns ? elapsed(now, h->since_ns) : 0;
 }
@@ -518,32 +518,32 @@ static void min_wait(u64 *wait_ns, u64 left)
 }
 
 /* A sync write went past held writes of gated queue q: promote one. */
-static bool overtaken(const struct wbt_core *c, enum wbt_queue q)
+static bool overtaken(const struct wtc_core *c, enum wtc_queue q)
 {
-	return c->overtakes && queue_gated(q) && queue_counter[q] == WBT_C_WB;
+	return c->acct.overtakes && queue_gated(q) && queue_counter[q] == WTC_C_WB;
 }
 
 /*
  * The oldest head held for backlog_ms or longer, or overtaken by a sync
- * write, or WBT_Q_NONE; *aged says which.
+ * write, or WTC_Q_NONE; *aged says which.
  */
-static enum wbt_queue promoted_head(const struct wbt_core *c,
-				    const struct wbt_now *now,
-				    const struct wbt_io *heads, u64 *wait_ns,
+static enum wtc_queue promoted_head(const struct wtc_core *c,
+				    const struct wtc_now *now,
+				    const struct wtc_io *heads, u64 *wait_ns,
 				    bool *aged)
 {
-	enum wbt_queue q, old = WBT_Q_NONE;
+	enum wtc_queue q, old = WTC_Q_NONE;
 	u64 bound = age_bound_ns(c), age, oldest = 0;
 
-	for (q = 0; q < WBT_NR_QUEUES; q++) {
-		if (!c->queued[q] || !heads[q].since_ns)
+	for (q = 0; q < WTC_NR_QUEUES; q++) {
+		if (!c->acct.queued[q] || !heads[q].since_ns)
 			continue;
 		age = head_age(&heads[q], now);
 		if (age < bound)
 			min_wait(wait_ns, bound - age);
 		if (age < bound && !overtaken(c, q))
 			continue;
-		if (age > oldest || old == WBT_Q_NONE) {
+		if (age > oldest || old == WTC_Q_NONE) {
 			oldest = age;
 			old = q;
 			*aged = age >= bound;
@@ -553,20 +553,20 @@ static enum wbt_queue promoted_head(const struct wbt_core *c,
 }
 
 /* The head of queue q goes: account it. */
-static int take_head(struct wbt_core *c, enum wbt_queue q,
-		     const struct wbt_io *h, const struct wbt_now *now,
+static int take_head(struct wtc_core *c, enum wtc_queue q,
+		     const struct wtc_io *h, const struct wtc_now *now,
 		     unsigned int *grp)
 {
-	c->queued[q]--;
-	if (!c->queued[WBT_Q_NORMAL] && !c->queued[WBT_Q_BG])
-		c->overtakes = 0;	/* nobody left who was overtaken */
-	if (h->deferred && c->deferred[q]) {
-		c->deferred[q]--;
-		c->deferred_bytes -= h->bytes < c->deferred_bytes ?
-				     h->bytes : c->deferred_bytes;
+	c->acct.queued[q]--;
+	if (!c->acct.queued[WTC_Q_NORMAL] && !c->acct.queued[WTC_Q_BG])
+		c->acct.overtakes = 0;	/* nobody left who was overtaken */
+	if (h->deferred && c->acct.deferred[q]) {
+		c->acct.deferred[q]--;
+		c->acct.deferred_bytes -= h->bytes < c->acct.deferred_bytes ?
+				     h->bytes : c->acct.deferred_bytes;
 	}
 	if (h->since_ns)
-		wbt_note_held(c, head_age(h, now), h->deferred);
+		wtc_note_held(c, head_age(h, now), h->deferred);
 	if (can_merge(c, q, h))
 		*grp = join_group(c, q, h);
 	else
@@ -577,7 +577,7 @@ static int take_head(struct wbt_core *c, enum wbt_queue q,
 /*
  * Pick the queue whose head may be issued now (or whose sleeping submitter
  * may go on) and account it; the caller pops that queue's head and lets it
- * go, giving *grp back to wbt_done(). heads[q] describes the head of queue
+ * go, giving *grp back to wtc_done(). heads[q] describes the head of queue
  * q. -1: nothing may go now; if *wait_ns is then nonzero, call again after
  * that long.
  *
@@ -585,36 +585,36 @@ static int take_head(struct wbt_core *c, enum wbt_queue q,
  * soon as its counter is below max_depth; a deferred one held for
  * backlog_ms goes regardless of the limit.
  */
-int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
-		 const struct wbt_io *heads, unsigned int *grp, u64 *wait_ns)
+int wtc_dispatch(struct wtc_core *c, const struct wtc_now *now,
+		 const struct wtc_io *heads, unsigned int *grp, u64 *wait_ns)
 {
-	bool blocked[WBT_NR_COUNTERS] = { false };
-	enum wbt_queue q;
+	bool blocked[WTC_NR_COUNTERS] = { false };
+	enum wtc_queue q;
 	bool aged = false;
 	u64 left;
 
 	*wait_ns = 0;
 	q = promoted_head(c, now, heads, wait_ns, &aged);
-	if (q != WBT_Q_NONE) {
+	if (q != WTC_Q_NONE) {
 		if ((aged && heads[q].deferred) || !throttling(c) ||
-		    c->inflight[queue_counter[q]] < c->max_depth) {
+		    c->acct.inflight[queue_counter[q]] < c->lim.max_depth) {
 			if (aged) {
 				c->stats.aged++;
 			} else {
 				c->stats.promoted++;
-				c->overtakes--;
+				c->acct.overtakes--;
 			}
-			c->promo_wait[queue_counter[q]] = false;
+			c->acct.promo_wait[queue_counter[q]] = false;
 			return take_head(c, q, &heads[q], now, grp);
 		}
 		/* The next completion on the counter must look again. */
-		c->promo_wait[queue_counter[q]] = true;
+		c->acct.promo_wait[queue_counter[q]] = true;
 		blocked[queue_counter[q]] = true;
 	}
-	for (q = 0; q < WBT_NR_QUEUES; q++) {
-		enum wbt_counter ctr = queue_counter[q];
+	for (q = 0; q < WTC_NR_QUEUES; q++) {
+		enum wtc_counter ctr = queue_counter[q];
 
-		if (!c->queued[q])
+		if (!c->acct.queued[q])
 			continue;
 		if (can_merge(c, q, &heads[q]))
 			return take_head(c, q, &heads[q], now, grp);
@@ -631,34 +631,34 @@ int wbt_dispatch(struct wbt_core *c, const struct wbt_now *now,
 		return take_head(c, q, &heads[q], now, grp);
 	}
 	/* Whoever could not go waits for the next release decision. */
-	c->open[WBT_C_WB] = false;
-	c->open[WBT_C_DISCARD] = false;
+	c->acct.open[WTC_C_WB] = false;
+	c->acct.open[WTC_C_DISCARD] = false;
 	return -1;
 }
 
-static bool gated_waiting(const struct wbt_core *c, enum wbt_counter ctr)
+static bool gated_waiting(const struct wtc_core *c, enum wtc_counter ctr)
 {
-	enum wbt_queue q;
+	enum wtc_queue q;
 
-	for (q = 0; q < WBT_NR_QUEUES; q++)
-		if (queue_gated(q) && queue_counter[q] == ctr && c->queued[q])
+	for (q = 0; q < WTC_NR_QUEUES; q++)
+		if (queue_gated(q) && queue_counter[q] == ctr && c->acct.queued[q])
 			return true;
 	return false;
 }
 
 /* Release rule for the gated queues after a completion on counter ctr. */
-static bool release_gated(struct wbt_core *c, enum wbt_counter ctr,
-			  const struct wbt_now *now)
+static bool release_gated(struct wtc_core *c, enum wtc_counter ctr,
+			  const struct wtc_now *now)
 {
-	unsigned int n = c->inflight[ctr];
+	unsigned int n = c->acct.inflight[ctr];
 	unsigned int limit, batch;
 
 	if (!throttling(c))
 		return true;
-	switch (ctr == WBT_C_WB ? wc_rule(c, now) : WBT_WC_OFF) {
-	case WBT_WC_DELAY:
-		return true;	/* wbt_dispatch() keeps the pace */
-	case WBT_WC_DRAIN:
+	switch (ctr == WTC_C_WB ? wc_rule(c, now) : WTC_WC_OFF) {
+	case WTC_WC_DELAY:
+		return true;	/* wtc_dispatch() keeps the pace */
+	case WTC_WC_DRAIN:
 		/*
 		 * "The class drained": sync writes in flight do not count,
 		 * or a stream of them would starve background writeback.
@@ -667,51 +667,51 @@ static bool release_gated(struct wbt_core *c, enum wbt_counter ctr,
 		limit = 0;
 		break;
 	default:
-		limit = ctr == WBT_C_WB ? c->wb_normal : c->wb_background;
+		limit = ctr == WTC_C_WB ? c->lim.wb_normal : c->lim.wb_background;
 		break;
 	}
 	if (n && n >= limit)
 		return false;
-	batch = c->wb_background / 2;
+	batch = c->lim.wb_background / 2;
 	if (n && limit - n < (batch ? batch : 1))
 		return false;
-	c->open[ctr] = true;
+	c->acct.open[ctr] = true;
 	return true;
 }
 
 /*
  * A bio of this kind and group completed (only call it for bios that
- * wbt_map() or wbt_dispatch() let go). True: run the dispatcher.
+ * wtc_map() or wtc_dispatch() let go). True: run the dispatcher.
  */
-bool wbt_done(struct wbt_core *c, enum wbt_kind kind, unsigned int grp,
-	      const struct wbt_now *now)
+bool wtc_done(struct wtc_core *c, enum wtc_kind kind, unsigned int grp,
+	      const struct wtc_now *now)
 {
-	enum wbt_queue q = wbt_kind_queue(kind);
-	enum wbt_counter ctr;
+	enum wtc_queue q = wtc_kind_queue(kind);
+	enum wtc_counter ctr;
 	bool kick = false;
-	enum wbt_queue p;
+	enum wtc_queue p;
 
-	if (kind == WBT_K_READ)
-		wbt_note_read(c, now->ns);
-	if (q == WBT_Q_NONE || !leave_group(c, q, grp))
+	if (kind == WTC_K_READ)
+		wtc_note_read(c, now->ns);
+	if (q == WTC_Q_NONE || !leave_group(c, q, grp))
 		return false;
 	ctr = queue_counter[q];
-	if (c->inflight[ctr])
-		c->inflight[ctr]--;
-	if (c->q_inflight[q])
-		c->q_inflight[q]--;
-	for (p = 0; p < WBT_NR_QUEUES; p++)
+	if (c->acct.inflight[ctr])
+		c->acct.inflight[ctr]--;
+	if (c->acct.q_inflight[q])
+		c->acct.q_inflight[q]--;
+	for (p = 0; p < WTC_NR_QUEUES; p++)
 		if (!queue_gated(p) && queue_counter[p] == ctr &&
-		    c->queued[p] && under_limit(c, p, now))
+		    c->acct.queued[p] && under_limit(c, p, now))
 			kick = true;
 	if (gated_waiting(c, ctr) && release_gated(c, ctr, now))
 		kick = true;
-	if (c->promo_wait[ctr] && c->inflight[ctr] < c->max_depth)
+	if (c->acct.promo_wait[ctr] && c->acct.inflight[ctr] < c->lim.max_depth)
 		kick = true;
 	return kick;
 }
 
-void wbt_note_held(struct wbt_core *c, u64 held_ns, bool deferred)
+void wtc_note_held(struct wtc_core *c, u64 held_ns, bool deferred)
 {
 	c->stats.held_ns += held_ns;
 	if (held_ns > c->stats.held_max_ns)
@@ -720,23 +720,23 @@ void wbt_note_held(struct wbt_core *c, u64 held_ns, bool deferred)
 		c->stats.deferred_max_ns = held_ns;
 }
 
-bool wbt_idle(const struct wbt_core *c)
+bool wtc_idle(const struct wtc_core *c)
 {
 	int i;
 
-	for (i = 0; i < WBT_NR_COUNTERS; i++)
-		if (c->inflight[i])
+	for (i = 0; i < WTC_NR_COUNTERS; i++)
+		if (c->acct.inflight[i])
 			return false;
-	for (i = 0; i < WBT_NR_QUEUES; i++)
-		if (c->queued[i])
+	for (i = 0; i < WTC_NR_QUEUES; i++)
+		if (c->acct.queued[i])
 			return false;
 	return true;
 }
 
 /* Nothing in flight on the counter queue q uses: no completion will come. */
-bool wbt_counter_idle(const struct wbt_core *c, enum wbt_queue q)
+bool wtc_counter_idle(const struct wtc_core *c, enum wtc_queue q)
 {
-	return q >= WBT_NR_QUEUES || !c->inflight[queue_counter[q]];
+	return q >= WTC_NR_QUEUES || !c->acct.inflight[queue_counter[q]];
 }
 
 /* ---- latency control ---------------------------------------------------- */
@@ -768,8 +768,8 @@ static u64 isqrt_u64(u64 v)
 	return r;
 }
 
-/* Log-scale histogram: WBT_HIST_SUB buckets per power of two of usecs. */
-unsigned int wbt_hist_bucket(u64 lat_ns)
+/* Log-scale histogram: WTC_HIST_SUB buckets per power of two of usecs. */
+unsigned int wtc_hist_bucket(u64 lat_ns)
 {
 	u64 us = lat_ns / 1000;
 	unsigned int e, sub, b;
@@ -778,19 +778,19 @@ unsigned int wbt_hist_bucket(u64 lat_ns)
 		return 0;
 	e = ilog2_u64(us);
 	sub = e >= 2 ? (us >> (e - 2)) & 3 : (us << (2 - e)) & 3;
-	b = e * WBT_HIST_SUB + sub;
-	return b < WBT_HIST_BUCKETS ? b : WBT_HIST_BUCKETS - 1;
+	b = e * WTC_HIST_SUB + sub;
+	return b < WTC_HIST_BUCKETS ? b : WTC_HIST_BUCKETS - 1;
 }
 
 /* The upper end of a bucket, in ns. */
-u64 wbt_hist_value(unsigned int b)
+u64 wtc_hist_value(unsigned int b)
 {
-	unsigned int e = b / WBT_HIST_SUB, sub = b % WBT_HIST_SUB;
+	unsigned int e = b / WTC_HIST_SUB, sub = b % WTC_HIST_SUB;
 
-	return ((1000ULL << e) * (WBT_HIST_SUB + sub + 1)) / WBT_HIST_SUB;
+	return ((1000ULL << e) * (WTC_HIST_SUB + sub + 1)) / WTC_HIST_SUB;
 }
 
-static u64 window_pct(const struct wbt_window *w, unsigned int pct)
+static u64 window_pct(const struct wtc_window *w, unsigned int pct)
 {
 	u64 want = ((u64)w->nr_read * pct + 99) / 100, sum = 0;
 	unsigned int b;
@@ -799,35 +799,35 @@ static u64 window_pct(const struct wbt_window *w, unsigned int pct)
 		return 0;
 	if (!want)
 		want = 1;
-	for (b = 0; b < WBT_HIST_BUCKETS; b++) {
+	for (b = 0; b < WTC_HIST_BUCKETS; b++) {
 		sum += w->hist[b];
 		if (sum >= want)
 			break;
 	}
-	if (b >= WBT_HIST_BUCKETS || wbt_hist_value(b) > w->read_max_ns)
+	if (b >= WTC_HIST_BUCKETS || wtc_hist_value(b) > w->read_max_ns)
 		return w->read_max_ns;
-	return wbt_hist_value(b);
+	return wtc_hist_value(b);
 }
 
 /* A completed bio's latency (map to end_io), into window w. */
-static void window_add(struct wbt_window *w, enum wbt_kind kind, u64 lat_ns)
+static void window_add(struct wtc_window *w, enum wtc_kind kind, u64 lat_ns)
 {
 	switch (kind) {
-	case WBT_K_READ:
+	case WTC_K_READ:
 		if (!w->nr_read || lat_ns < w->read_min_ns)
 			w->read_min_ns = lat_ns;
 		if (lat_ns > w->read_max_ns)
 			w->read_max_ns = lat_ns;
 		w->nr_read++;
 		w->read_sum_ns += lat_ns;
-		w->hist[wbt_hist_bucket(lat_ns)]++;
+		w->hist[wtc_hist_bucket(lat_ns)]++;
 		break;
-	case WBT_K_BG:
-	case WBT_K_NORMAL:
-	case WBT_K_SYNC:
-	case WBT_K_RECLAIM:
-	case WBT_K_DIRECT:
-	case WBT_K_DISCARD:	/* upstream: any op_is_write() op */
+	case WTC_K_BG:
+	case WTC_K_NORMAL:
+	case WTC_K_SYNC:
+	case WTC_K_RECLAIM:
+	case WTC_K_DIRECT:
+	case WTC_K_DISCARD:	/* upstream: any op_is_write() op */
 		w->nr_write++;
 		break;
 	default:
@@ -836,7 +836,7 @@ static void window_add(struct wbt_window *w, enum wbt_kind kind, u64 lat_ns)
 }
 
 /* Add window s to window w, as if w had seen every sample of s. */
-static void window_merge(struct wbt_window *w, const struct wbt_window *s)
+static void window_merge(struct wtc_window *w, const struct wtc_window *s)
 {
 	unsigned int i;
 
@@ -847,193 +847,198 @@ static void window_merge(struct wbt_window *w, const struct wbt_window *s)
 			w->read_max_ns = s->read_max_ns;
 		w->nr_read += s->nr_read;
 		w->read_sum_ns += s->read_sum_ns;
-		for (i = 0; i < WBT_HIST_BUCKETS; i++)
+		for (i = 0; i < WTC_HIST_BUCKETS; i++)
 			w->hist[i] += s->hist[i];
 	}
 	w->nr_write += s->nr_write;
 }
 
-void wbt_sample(struct wbt_core *c, enum wbt_kind kind, u64 lat_ns)
+void wtc_sample(struct wtc_core *c, enum wtc_kind kind, u64 lat_ns)
 {
-	window_add(&c->win, kind, lat_ns);
+	window_add(&c->ctl.win, kind, lat_ns);
 }
 
 /* ---- the lock-free side --------------------------------------------------- */
 
-/* A bio that is never held arrives: count it in shard s. */
-void wbt_shard_map(struct wbt_shard *s, enum wbt_kind kind)
-{
-	if (kind < WBT_NR_KINDS)
-		s->kind[kind]++;
-}
-
-/* ... and completes after lat_ns. */
-void wbt_shard_sample(struct wbt_shard *s, enum wbt_kind kind, u64 lat_ns)
+/* A bio that is never held completed after lat_ns: sample it in shard s. */
+void wtc_shard_sample(struct wtc_shard *s, enum wtc_kind kind, u64 lat_ns)
 {
 	window_add(&s->win, kind, lat_ns);
 }
 
 /*
  * Time the read numbered seq on this CPU, whose shard is s? Every one
- * while the shard has few in the window, then one in WBT_SAMPLE_EVERY.
+ * while the shard has few in the window, then one in WTC_SAMPLE_EVERY.
  */
-bool wbt_sample_read(const struct wbt_shard *s, unsigned int seq)
+bool wtc_sample_read(const struct wtc_shard *s, unsigned int seq)
 {
-	return WBT_READ_ONCE(s->win.nr_read) < WBT_SAMPLE_ALL ||
-	       !(seq % WBT_SAMPLE_EVERY);
+	return WTC_READ_ONCE(s->win.nr_read) < WTC_SAMPLE_ALL ||
+	       !(seq % WTC_SAMPLE_EVERY);
 }
 
 /* Move what shard s holds into the core (both locked), and empty it. */
-void wbt_fold(struct wbt_core *c, struct wbt_shard *s)
+void wtc_fold(struct wtc_core *c, struct wtc_shard *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < WBT_NR_KINDS; i++)
+	for (i = 0; i < WTC_NR_KINDS; i++)
 		c->stats.kind[i] += s->kind[i];
-	window_merge(&c->win, &s->win);
+	window_merge(&c->ctl.win, &s->win);
 	memset(s, 0, sizeof(*s));
 }
 
 /*
  * A read was issued or completed at ns: stamp "reads recently". Written at
- * most once per WBT_STAMP_NSEC: reads on every CPU would otherwise keep
+ * most once per WTC_STAMP_NSEC: reads on every CPU would otherwise keep
  * bouncing one cache line between them.
  */
-void wbt_note_read(struct wbt_core *c, u64 ns)
+void wtc_note_read(struct wtc_core *c, u64 ns)
 {
-	u64 last = WBT_READ_ONCE(c->last_other_ns);
+	u64 last = WTC_READ_ONCE(c->acct.last_other_ns);
 
-	if (ns > last && ns - last >= WBT_STAMP_NSEC)
-		WBT_WRITE_ONCE(c->last_other_ns, ns);
+	if (ns > last && ns - last >= WTC_STAMP_NSEC)
+		WTC_WRITE_ONCE(c->acct.last_other_ns, ns);
 }
 
 /*
  * A read is issued; true if it becomes the one whose age is watched (one
  * at a time; the first to claim the free slot wins).
  */
-bool wbt_read_issue(struct wbt_core *c, const struct wbt_now *now)
+bool wtc_read_issue(struct wtc_core *c, const struct wtc_now *now)
 {
 	u64 ns = now->ns ? now->ns : 1;
 
-	if (WBT_READ_ONCE(c->read_issue_ns))
+	if (WTC_READ_ONCE(c->ctl.read_issue_ns))
 		return false;
-	return !wbt_cmpxchg64(&c->read_issue_ns, 0, ns);
+	return !wtc_cmpxchg64(&c->ctl.read_issue_ns, 0, ns);
 }
 
 /* The watched read completed. */
-void wbt_read_done(struct wbt_core *c)
+void wtc_read_done(struct wtc_core *c)
 {
-	WBT_WRITE_ONCE(c->read_issue_ns, 0);
+	WTC_WRITE_ONCE(c->ctl.read_issue_ns, 0);
+}
+
+/* The scale step now (0 neutral, > 0 throttled harder). */
+int wtc_step(const struct wtc_core *c)
+{
+	return c->lim.scale_step;
+}
+
+/* The options in force. */
+const struct wtc_config *wtc_get_config(const struct wtc_core *c)
+{
+	return &c->cfg;
 }
 
 /* The length of the running window. */
-u64 wbt_window_ns(const struct wbt_core *c)
+u64 wtc_window_ns(const struct wtc_core *c)
 {
-	return WBT_READ_ONCE(c->cur_win_ns);
+	return WTC_READ_ONCE(c->ctl.cur_win_ns);
 }
 
-static void update_lat_target(struct wbt_core *c)
+static void update_lat_target(struct wtc_core *c)
 {
 	unsigned int us = c->cfg.lat_usec;
 
-	if (us == WBT_LAT_AUTO)
-		us = c->nonrot ? WBT_DEF_LAT_NONROT_USEC : WBT_DEF_LAT_ROT_USEC;
-	c->lat_target_ns = (u64)us * 1000;
+	if (us == WTC_LAT_AUTO)
+		us = c->dev.nonrot ? WTC_DEF_LAT_NONROT_USEC : WTC_DEF_LAT_ROT_USEC;
+	c->ctl.lat_target_ns = (u64)us * 1000;
 }
 
 /* Does the window controller move the depth? */
-bool wbt_scaling(const struct wbt_core *c)
+bool wtc_scaling(const struct wtc_core *c)
 {
-	return c->cfg.enabled && !c->cfg.depth && c->lat_target_ns;
+	return c->cfg.enabled && !c->cfg.depth && c->ctl.lat_target_ns;
 }
 
 /*
  * Writes a window needs before its reads tell about them. Paced, fewer come
  * by design: as many as the pace lets through, at most the usual minimum.
  */
-static unsigned int min_write_samples(const struct wbt_core *c,
-				      const struct wbt_now *now)
+static unsigned int min_write_samples(const struct wtc_core *c,
+				      const struct wtc_now *now)
 {
-	u64 pace = wbt_pace_ns(c);
+	u64 pace = wtc_pace_ns(c);
 	u64 n;
 
 	if (!pacing(c, now) || !pace)
-		return WBT_MIN_WRITE_SAMPLES;
-	n = c->cur_win_ns / pace;
-	return n < WBT_MIN_WRITE_SAMPLES ? n : WBT_MIN_WRITE_SAMPLES;
+		return WTC_MIN_WRITE_SAMPLES;
+	n = c->ctl.cur_win_ns / pace;
+	return n < WTC_MIN_WRITE_SAMPLES ? n : WTC_MIN_WRITE_SAMPLES;
 }
 
 /*
  * A read stuck behind the flood never completes to say so: the age of the
  * watched read, if it counts as a miss; else 0.
  */
-static u64 stuck_read_age(const struct wbt_core *c, const struct wbt_now *now)
+static u64 stuck_read_age(const struct wtc_core *c, const struct wtc_now *now)
 {
-	u64 issued = WBT_READ_ONCE(c->read_issue_ns);
+	u64 issued = WTC_READ_ONCE(c->ctl.read_issue_ns);
 	u64 age;
 
 	if (!issued)
 		return 0;
 	age = elapsed(now, issued);
-	if (age > c->cur_win_ns || (age > c->lat_target_ns && !c->win.nr_read))
+	if (age > c->ctl.cur_win_ns || (age > c->ctl.lat_target_ns && !c->ctl.win.nr_read))
 		return age;
 	return 0;
 }
 
-static enum wbt_lat lat_verdict(const struct wbt_core *c,
-				const struct wbt_now *now, u64 metric)
+static enum wtc_lat lat_verdict(const struct wtc_core *c,
+				const struct wtc_now *now, u64 metric)
 {
-	const struct wbt_window *w = &c->win;
+	const struct wtc_window *w = &c->ctl.win;
 
 	if (stuck_read_age(c, now))
-		return WBT_LAT_EXCEEDED;
+		return WTC_LAT_EXCEEDED;
 	if (!w->nr_read || w->nr_write < min_write_samples(c, now)) {
-		if (w->nr_write || now->dirty_wait || c->inflight[WBT_C_WB])
-			return WBT_LAT_UNKNOWN_WRITES;
-		return WBT_LAT_UNKNOWN;
+		if (w->nr_write || now->dirty_wait || c->acct.inflight[WTC_C_WB])
+			return WTC_LAT_UNKNOWN_WRITES;
+		return WTC_LAT_UNKNOWN;
 	}
-	return metric > c->lat_target_ns ? WBT_LAT_EXCEEDED : WBT_LAT_OK;
+	return metric > c->ctl.lat_target_ns ? WTC_LAT_EXCEEDED : WTC_LAT_OK;
 }
 
 /* More depth: one step down. */
-static bool scale_up(struct wbt_core *c)
+static bool scale_up(struct wtc_core *c)
 {
-	if (c->scaled_max)
+	if (c->lim.scaled_max)
 		return false;
-	c->scale_step--;
-	c->unknown_cnt = 0;
+	c->lim.scale_step--;
+	c->ctl.unknown_cnt = 0;
 	c->stats.step_changes++;
-	wbt_update_limits(c);
+	wtc_update_limits(c);
 	return true;
 }
 
 /* Past depth 1, a paced write cache can still slow down. */
-static bool paced_step_left(const struct wbt_core *c)
+static bool paced_step_left(const struct wtc_core *c)
 {
-	return c->wc && wbt_wc_policy(c) == WBT_WC_DELAY &&
-	       c->cfg.cache_delay_usec && c->scale_step < WBT_MAX_PACE_STEP;
+	return c->dev.wc && wtc_wc_policy(c) == WTC_WC_DELAY &&
+	       c->cfg.cache_delay_usec && c->lim.scale_step < WTC_MAX_PACE_STEP;
 }
 
 /* Less depth: one step up; hard snaps a negative step back to 0. */
-static bool scale_down(struct wbt_core *c, bool hard)
+static bool scale_down(struct wtc_core *c, bool hard)
 {
 	/* The step's own depth, so that wb_percent cannot unbound it. */
-	if ((c->max_depth == 1 || c->step_depth == 1) && !paced_step_left(c))
+	if ((c->lim.max_depth == 1 || c->lim.step_depth == 1) && !paced_step_left(c))
 		return false;
-	if (c->scale_step < 0 && hard)
-		c->scale_step = 0;
+	if (c->lim.scale_step < 0 && hard)
+		c->lim.scale_step = 0;
 	else
-		c->scale_step++;
-	c->unknown_cnt = 0;
+		c->lim.scale_step++;
+	c->ctl.unknown_cnt = 0;
 	c->stats.step_changes++;
-	wbt_update_limits(c);
+	wtc_update_limits(c);
 	return true;
 }
 
 /* Raising the depth into a step that missed waits for a run of good windows. */
-static bool may_raise(const struct wbt_core *c)
+static bool may_raise(const struct wtc_core *c)
 {
-	return c->scale_step - 1 > c->bad_step || c->ok_run >= c->probe_backoff;
+	return c->lim.scale_step - 1 > c->ctl.bad_step || c->ctl.ok_run >= c->ctl.probe_backoff;
 }
 
 /*
@@ -1044,14 +1049,14 @@ static bool may_raise(const struct wbt_core *c)
  * cache the backlog is what is in flight, gone within a window or two; there
  * upstream's rule (step on every miss) measured better.
  */
-static bool stale_miss(const struct wbt_core *c, const struct wbt_now *now,
+static bool stale_miss(const struct wtc_core *c, const struct wtc_now *now,
 		       u64 metric)
 {
 	u64 since, age;
 
-	if (!c->down_ns || !c->wc || wbt_wc_policy(c) != WBT_WC_DELAY)
+	if (!c->ctl.down_ns || !c->dev.wc || wtc_wc_policy(c) != WTC_WC_DELAY)
 		return false;
-	since = elapsed(now, c->down_ns);
+	since = elapsed(now, c->ctl.down_ns);
 	age = stuck_read_age(c, now);
 	if (age)
 		return age > since;
@@ -1059,73 +1064,73 @@ static bool stale_miss(const struct wbt_core *c, const struct wbt_now *now,
 	return metric > since;
 }
 
-static void act(struct wbt_core *c, enum wbt_lat verdict,
-		const struct wbt_now *now, u64 metric)
+static void act(struct wtc_core *c, enum wtc_lat verdict,
+		const struct wtc_now *now, u64 metric)
 {
-	bool was_raised = c->raised;
+	bool was_raised = c->ctl.raised;
 
-	c->raised = false;
+	c->ctl.raised = false;
 	switch (verdict) {
-	case WBT_LAT_EXCEEDED:
+	case WTC_LAT_EXCEEDED:
 		c->stats.exceeded++;
 		if (stale_miss(c, now, metric))
 			break;
 		if (was_raised) {
-			c->bad_step = c->scale_step;
-			c->probe_backoff = c->probe_backoff ?
-				c->probe_backoff * 2 : WBT_PROBE_BACKOFF_MIN;
-			if (c->probe_backoff > WBT_PROBE_BACKOFF_MAX)
-				c->probe_backoff = WBT_PROBE_BACKOFF_MAX;
+			c->ctl.bad_step = c->lim.scale_step;
+			c->ctl.probe_backoff = c->ctl.probe_backoff ?
+				c->ctl.probe_backoff * 2 : WTC_PROBE_BACKOFF_MIN;
+			if (c->ctl.probe_backoff > WTC_PROBE_BACKOFF_MAX)
+				c->ctl.probe_backoff = WTC_PROBE_BACKOFF_MAX;
 		}
-		c->ok_run = 0;
+		c->ctl.ok_run = 0;
 		if (scale_down(c, true))
-			c->down_ns = now->ns ? now->ns : 1;
+			c->ctl.down_ns = now->ns ? now->ns : 1;
 		break;
-	case WBT_LAT_OK:
-		if (was_raised && c->scale_step <= c->bad_step) {
-			c->bad_step = INT_MIN;	/* that step is fine now */
-			c->probe_backoff = 0;
+	case WTC_LAT_OK:
+		if (was_raised && c->lim.scale_step <= c->ctl.bad_step) {
+			c->ctl.bad_step = INT_MIN;	/* that step is fine now */
+			c->ctl.probe_backoff = 0;
 		}
-		c->ok_run++;
+		c->ctl.ok_run++;
 		if (may_raise(c) && scale_up(c)) {
-			c->raised = true;
-			c->ok_run = 0;
+			c->ctl.raised = true;
+			c->ctl.ok_run = 0;
 		}
 		break;
-	case WBT_LAT_UNKNOWN_WRITES:
+	case WTC_LAT_UNKNOWN_WRITES:
 		/* Only writes: nobody to protect, go deeper. */
-		c->raised = scale_up(c);
+		c->ctl.raised = scale_up(c);
 		break;
-	case WBT_LAT_UNKNOWN:
-		if (++c->unknown_cnt < WBT_UNKNOWN_BUMP)
+	case WTC_LAT_UNKNOWN:
+		if (++c->ctl.unknown_cnt < WTC_UNKNOWN_BUMP)
 			break;
-		if (c->scale_step > 0)
+		if (c->lim.scale_step > 0)
 			scale_up(c);
-		else if (c->scale_step < 0)
+		else if (c->lim.scale_step < 0)
 			scale_down(c, false);
 		break;
 	}
 }
 
-static void window_length(struct wbt_core *c)
+static void window_length(struct wtc_core *c)
 {
-	u64 step = c->scale_step > 0 ? c->scale_step : 0;
-	u64 win = WBT_WINDOW_NSEC;
+	u64 step = c->lim.scale_step > 0 ? c->lim.scale_step : 0;
+	u64 win = WTC_WINDOW_NSEC;
 
 	if (step)
-		win = ((u64)WBT_WINDOW_NSEC << 4) / isqrt_u64((step + 1) << 8);
-	WBT_WRITE_ONCE(c->cur_win_ns, win);
+		win = ((u64)WTC_WINDOW_NSEC << 4) / isqrt_u64((step + 1) << 8);
+	WTC_WRITE_ONCE(c->ctl.cur_win_ns, win);
 }
 
 /*
- * The window of c->cur_win_ns ended: judge it, maybe move the step, start
- * the next one. True: arm the timer for another c->cur_win_ns.
+ * The window of c->ctl.cur_win_ns ended: judge it, maybe move the step, start
+ * the next one. True: arm the timer for another c->ctl.cur_win_ns.
  */
-bool wbt_window(struct wbt_core *c, const struct wbt_now *now)
+bool wtc_window(struct wtc_core *c, const struct wtc_now *now)
 {
-	const struct wbt_window *w = &c->win;
-	struct wbt_win_result *r = &c->last;
-	bool busy = w->nr_read || w->nr_write || !wbt_idle(c);
+	const struct wtc_window *w = &c->ctl.win;
+	struct wtc_win_result *r = &c->ctl.last;
+	bool busy = w->nr_read || w->nr_write || !wtc_idle(c);
 
 	r->nr_read = w->nr_read;
 	r->nr_write = w->nr_write;
@@ -1136,77 +1141,77 @@ bool wbt_window(struct wbt_core *c, const struct wbt_now *now)
 	r->metric_ns = c->cfg.lat_pct ? window_pct(w, c->cfg.lat_pct) : r->min_ns;
 	r->verdict = lat_verdict(c, now, r->metric_ns);
 	c->stats.windows++;
-	if (wbt_scaling(c))
+	if (wtc_scaling(c))
 		act(c, r->verdict, now, r->metric_ns);
-	memset(&c->win, 0, sizeof(c->win));
+	memset(&c->ctl.win, 0, sizeof(c->ctl.win));
 	window_length(c);
-	return c->scale_step || busy;
+	return c->lim.scale_step || busy;
 }
 
 /* ---- setup -------------------------------------------------------------- */
 
-void wbt_init(struct wbt_core *c, const struct wbt_config *cfg)
+void wtc_init(struct wtc_core *c, const struct wtc_config *cfg)
 {
 	unsigned int i;
 
 	memset(c, 0, sizeof(*c));
 	c->cfg = *cfg;
-	c->holding = true;
-	c->queue_depth = 1;
-	for (i = 0; i < WBT_NR_GROUPS; i++)
-		c->grp_free[i] = WBT_NR_GROUPS - 1 - i;
-	c->grp_nfree = WBT_NR_GROUPS;
-	for (i = 0; i < WBT_NR_QUEUES; i++)
-		c->open_grp[i] = WBT_NO_GROUP;
-	c->bad_step = INT_MIN;
-	c->cur_win_ns = WBT_WINDOW_NSEC;
+	c->acct.holding = true;
+	c->dev.queue_depth = 1;
+	for (i = 0; i < WTC_NR_GROUPS; i++)
+		c->acct.grp_free[i] = WTC_NR_GROUPS - 1 - i;
+	c->acct.grp_nfree = WTC_NR_GROUPS;
+	for (i = 0; i < WTC_NR_QUEUES; i++)
+		c->acct.open_grp[i] = WTC_NO_GROUP;
+	c->ctl.bad_step = INT_MIN;
+	c->ctl.cur_win_ns = WTC_WINDOW_NSEC;
 	update_lat_target(c);
-	wbt_update_limits(c);
+	wtc_update_limits(c);
 }
 
-static void reset_step(struct wbt_core *c)
+static void reset_step(struct wtc_core *c)
 {
-	c->scale_step = 0;
-	c->bad_step = INT_MIN;
-	c->probe_backoff = 0;
-	c->ok_run = 0;
-	c->unknown_cnt = 0;
-	c->raised = false;
-	c->down_ns = 0;
+	c->lim.scale_step = 0;
+	c->ctl.bad_step = INT_MIN;
+	c->ctl.probe_backoff = 0;
+	c->ctl.ok_run = 0;
+	c->ctl.unknown_cnt = 0;
+	c->ctl.raised = false;
+	c->ctl.down_ns = 0;
 	window_length(c);
 }
 
-void wbt_set_config(struct wbt_core *c, const struct wbt_config *cfg)
+void wtc_set_config(struct wtc_core *c, const struct wtc_config *cfg)
 {
 	c->cfg = *cfg;
 	reset_step(c);
 	update_lat_target(c);
-	wbt_update_limits(c);
+	wtc_update_limits(c);
 }
 
 /* The lower device may change its depth or cache; true if it did. */
-bool wbt_set_device(struct wbt_core *c, unsigned int queue_depth, bool wc,
+bool wtc_set_device(struct wtc_core *c, unsigned int queue_depth, bool wc,
 		    unsigned int max_merge_sectors, bool nonrot)
 {
-	c->max_merge_sectors = max_merge_sectors;
-	if (c->queue_depth == queue_depth && c->wc == wc &&
-	    c->nonrot == nonrot)
+	c->dev.max_merge_sectors = max_merge_sectors;
+	if (c->dev.queue_depth == queue_depth && c->dev.wc == wc &&
+	    c->dev.nonrot == nonrot)
 		return false;
-	if (c->queue_depth != queue_depth) {
-		c->queue_depth = queue_depth;
+	if (c->dev.queue_depth != queue_depth) {
+		c->dev.queue_depth = queue_depth;
 		reset_step(c);
 	}
-	c->wc = wc;
-	c->nonrot = nonrot;
+	c->dev.wc = wc;
+	c->dev.nonrot = nonrot;
 	update_lat_target(c);
-	wbt_update_limits(c);
+	wtc_update_limits(c);
 	return true;
 }
 
-void wbt_set_holding(struct wbt_core *c, bool holding)
+void wtc_set_holding(struct wtc_core *c, bool holding)
 {
-	c->holding = holding;
-	wbt_update_limits(c);
+	c->acct.holding = holding;
+	wtc_update_limits(c);
 }
 
 /* Append to buf at *pos; output that does not fit is cut, never overrun. */
@@ -1236,7 +1241,7 @@ enum opt_type {
 /*
  * The options, in table-line order: the one place that knows their names,
  * ranges, defaults and how they read and print. The parser, the table line
- * (wbt_config_format), the error texts and the README (checked by the unit
+ * (wtc_config_format), the error texts and the README (checked by the unit
  * tests and `make check`) follow it.
  */
 struct opt {
@@ -1246,62 +1251,62 @@ struct opt {
 	unsigned int def;
 	unsigned int auto_val;		/* OPT_AUTO: what "auto" stores */
 	const char *const *names;	/* OPT_NAME */
-	size_t off;			/* of its unsigned int in wbt_config */
+	size_t off;			/* of its unsigned int in wtc_config */
 	const char *err;		/* what the value may be */
 };
 
-#define CFG(field) offsetof(struct wbt_config, field)
+#define CFG(field) offsetof(struct wtc_config, field)
 
-static const struct opt opts[WBT_NR_OPTS] = {
-	[WBT_O_ENABLE] = {
+static const struct opt opts[WTC_NR_OPTS] = {
+	[WTC_O_ENABLE] = {
 		.name = "enable", .max = 1, .def = 1,
 		.off = CFG(enabled), .err = "enable takes 0 or 1",
 	},
-	[WBT_O_WB_PERCENT] = {
+	[WTC_O_WB_PERCENT] = {
 		.name = "wb_percent",
-		.min = 1, .max = WBT_MAX_WB_PERCENT, .def = WBT_DEF_WB_PERCENT,
+		.min = 1, .max = WTC_MAX_WB_PERCENT, .def = WTC_DEF_WB_PERCENT,
 		.off = CFG(wb_percent), .err = "wb_percent takes 1 to 1000",
 	},
-	[WBT_O_DEPTH] = {
+	[WTC_O_DEPTH] = {
 		.name = "depth", .type = OPT_AUTO,
-		.min = 1, .max = WBT_MAX_DEPTH, .def = 0, .auto_val = 0,
+		.min = 1, .max = WTC_MAX_DEPTH, .def = 0, .auto_val = 0,
 		.off = CFG(depth), .err = "depth takes auto or 1 to 65536",
 	},
-	[WBT_O_WC_POLICY] = {
+	[WTC_O_WC_POLICY] = {
 		.name = "wc_policy", .type = OPT_NAME,
-		.max = WBT_NR_WC_POLICIES - 1, .def = WBT_WC_AUTO,
+		.max = WTC_NR_WC_POLICIES - 1, .def = WTC_WC_AUTO,
 		.names = wc_policy_names, .off = CFG(wc_policy),
 		.err = "wc_policy takes auto, drain, delay or off",
 	},
-	[WBT_O_CACHE_DELAY] = {
+	[WTC_O_CACHE_DELAY] = {
 		.name = "cache_delay_us",
-		.max = WBT_MAX_CACHE_DELAY_USEC,
-		.def = WBT_DEF_CACHE_DELAY_USEC, .off = CFG(cache_delay_usec),
+		.max = WTC_MAX_CACHE_DELAY_USEC,
+		.def = WTC_DEF_CACHE_DELAY_USEC, .off = CFG(cache_delay_usec),
 		.err = "cache_delay_us takes 0 to 1000000",
 	},
-	[WBT_O_LAT] = {
+	[WTC_O_LAT] = {
 		.name = "lat_us", .type = OPT_AUTO,
-		.max = WBT_MAX_LAT_USEC, .def = WBT_LAT_AUTO,
-		.auto_val = WBT_LAT_AUTO, .off = CFG(lat_usec),
+		.max = WTC_MAX_LAT_USEC, .def = WTC_LAT_AUTO,
+		.auto_val = WTC_LAT_AUTO, .off = CFG(lat_usec),
 		.err = "lat_us takes auto or 0 to 10000000",
 	},
-	[WBT_O_LAT_PCT] = {
+	[WTC_O_LAT_PCT] = {
 		.name = "lat_pct", .max = 99, .off = CFG(lat_pct),
 		.err = "lat_pct takes 0 (window minimum) to 99",
 	},
-	[WBT_O_PUSH_BACK] = {
+	[WTC_O_PUSH_BACK] = {
 		.name = "push_back", .max = 1, .def = 1,
 		.off = CFG(push_back),
 		.err = "push_back takes 0 (never make a submitter wait) or 1",
 	},
-	[WBT_O_BACKLOG_KB] = {
-		.name = "backlog_kb", .max = WBT_MAX_BACKLOG_KB,
-		.def = WBT_DEF_BACKLOG_KB, .off = CFG(backlog_kb),
+	[WTC_O_BACKLOG_KB] = {
+		.name = "backlog_kb", .max = WTC_MAX_BACKLOG_KB,
+		.def = WTC_DEF_BACKLOG_KB, .off = CFG(backlog_kb),
 		.err = "backlog_kb takes 0 (defer nothing) to 4194304",
 	},
-	[WBT_O_BACKLOG_MS] = {
+	[WTC_O_BACKLOG_MS] = {
 		.name = "backlog_ms",
-		.min = 1, .max = WBT_MAX_BACKLOG_MS, .def = WBT_DEF_BACKLOG_MS,
+		.min = 1, .max = WTC_MAX_BACKLOG_MS, .def = WTC_DEF_BACKLOG_MS,
 		.off = CFG(backlog_ms), .err = "backlog_ms takes 1 to 60000",
 	},
 };
@@ -1309,22 +1314,22 @@ static const struct opt opts[WBT_NR_OPTS] = {
 static const char unknown_opt[] =
 	"unknown option (enable, wb_percent, depth, wc_policy, cache_delay_us, lat_us, lat_pct, push_back, backlog_kb, backlog_ms)";
 
-static unsigned int *opt_val(struct wbt_config *cfg, const struct opt *o)
+static unsigned int *opt_val(struct wtc_config *cfg, const struct opt *o)
 {
 	return (unsigned int *)((char *)cfg + o->off);
 }
 
-static unsigned int opt_get(const struct wbt_config *cfg, const struct opt *o)
+static unsigned int opt_get(const struct wtc_config *cfg, const struct opt *o)
 {
 	return *(const unsigned int *)((const char *)cfg + o->off);
 }
 
-void wbt_config_default(struct wbt_config *cfg)
+void wtc_config_default(struct wtc_config *cfg)
 {
 	unsigned int i;
 
 	memset(cfg, 0, sizeof(*cfg));
-	for (i = 0; i < WBT_NR_OPTS; i++)
+	for (i = 0; i < WTC_NR_OPTS; i++)
 		*opt_val(cfg, &opts[i]) = opts[i].def;
 }
 
@@ -1377,7 +1382,7 @@ static const struct opt *opt_find(const char *key)
 {
 	unsigned int i;
 
-	for (i = 0; i < WBT_NR_OPTS; i++)
+	for (i = 0; i < WTC_NR_OPTS; i++)
 		if (!strcmp(key, opts[i].name))
 			return &opts[i];
 	return NULL;
@@ -1387,7 +1392,7 @@ static const struct opt *opt_find(const char *key)
  * Set one option from its text. 0 on success; otherwise -1, cfg unchanged
  * and *err says what to fix.
  */
-int wbt_config_set(struct wbt_config *cfg, const char *key, const char *val,
+int wtc_config_set(struct wtc_config *cfg, const char *key, const char *val,
 		   const char **err)
 {
 	const struct opt *o;
@@ -1438,14 +1443,14 @@ static void opt_values(const struct opt *o, char *buf, size_t len,
  * Option i's row of the README's table, up to its meaning:
  * "| `key` | values | default |". 0 past the last option.
  */
-int wbt_config_doc(unsigned int i, char *buf, size_t len)
+int wtc_config_doc(unsigned int i, char *buf, size_t len)
 {
 	const struct opt *o = &opts[i];
 	size_t pos = 0;
 
 	if (len)
 		buf[0] = 0;
-	if (i >= WBT_NR_OPTS)
+	if (i >= WTC_NR_OPTS)
 		return 0;
 	emit(buf, len, &pos, "| `%s` | ", o->name);
 	opt_values(o, buf, len, &pos);
@@ -1461,27 +1466,27 @@ int wbt_config_doc(unsigned int i, char *buf, size_t len)
 }
 
 /* Option i's name and the text of its range error; false past the last. */
-bool wbt_config_describe(unsigned int i, const char **name, const char **err)
+bool wtc_config_describe(unsigned int i, const char **name, const char **err)
 {
-	if (i >= WBT_NR_OPTS)
+	if (i >= WTC_NR_OPTS)
 		return false;
 	*name = opts[i].name;
 	*err = opts[i].err;
 	return true;
 }
 
-unsigned int wbt_config_nr_args(const struct wbt_config *cfg)
+unsigned int wtc_config_nr_args(const struct wtc_config *cfg)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < WBT_NR_OPTS; i++)
+	for (i = 0; i < WTC_NR_OPTS; i++)
 		if (cfg->set_mask & (1u << i))
 			n += 2;
 	return n;
 }
 
 /* The options that were set, as " key value" pairs, in table order. */
-int wbt_config_format(const struct wbt_config *cfg, char *buf, size_t len)
+int wtc_config_format(const struct wtc_config *cfg, char *buf, size_t len)
 {
 	const struct opt *o;
 	unsigned int i, v;
@@ -1489,7 +1494,7 @@ int wbt_config_format(const struct wbt_config *cfg, char *buf, size_t len)
 
 	if (len)
 		buf[0] = 0;
-	for (i = 0; i < WBT_NR_OPTS; i++) {
+	for (i = 0; i < WTC_NR_OPTS; i++) {
 		if (!(cfg->set_mask & (1u << i)))
 			continue;
 		o = &opts[i];
@@ -1505,16 +1510,16 @@ int wbt_config_format(const struct wbt_config *cfg, char *buf, size_t len)
 }
 
 /* Writes held now: submitters waiting, and deferred ones. */
-static void held_counts(const struct wbt_core *c, unsigned int *waiting,
+static void held_counts(const struct wtc_core *c, unsigned int *waiting,
 			unsigned int *deferred)
 {
 	int i;
 
 	*waiting = 0;
 	*deferred = 0;
-	for (i = 0; i < WBT_NR_QUEUES; i++) {
-		*waiting += c->queued[i] - c->deferred[i];
-		*deferred += c->deferred[i];
+	for (i = 0; i < WTC_NR_QUEUES; i++) {
+		*waiting += c->acct.queued[i] - c->acct.deferred[i];
+		*deferred += c->acct.deferred[i];
 	}
 }
 
@@ -1522,10 +1527,10 @@ static void held_counts(const struct wbt_core *c, unsigned int *waiting,
  * The INFO status: key=value fields, in an append-only order (README).
  * oldest_ns: how long the oldest write held now has been held.
  */
-int wbt_format_status(const struct wbt_core *c, u64 oldest_ns, char *buf,
+int wtc_format_status(const struct wtc_core *c, u64 oldest_ns, char *buf,
 		      size_t len)
 {
-	const struct wbt_stats *s = &c->stats;
+	const struct wtc_stats *s = &c->stats;
 	unsigned int waiting, deferred;
 	size_t pos = 0;
 	int i;
@@ -1534,44 +1539,44 @@ int wbt_format_status(const struct wbt_core *c, u64 oldest_ns, char *buf,
 		buf[0] = 0;
 	emit(buf, len, &pos,
 	     "enabled=%u holding=%d qd=%u wc=%d wc_policy=%s depth_mode=%s",
-	     c->cfg.enabled, c->holding, c->queue_depth, c->wc,
-	     wc_policy_names[wbt_wc_policy(c)],
+	     c->cfg.enabled, c->acct.holding, c->dev.queue_depth, c->dev.wc,
+	     wc_policy_names[wtc_wc_policy(c)],
 	     c->cfg.depth ? "fixed" : "auto");
 	emit(buf, len, &pos, " max=%u normal=%u background=%u step=%d",
-	     c->max_depth, c->wb_normal, c->wb_background, c->scale_step);
-	for (i = 0; i < WBT_NR_QUEUES; i++)
+	     c->lim.max_depth, c->lim.wb_normal, c->lim.wb_background, c->lim.scale_step);
+	for (i = 0; i < WTC_NR_QUEUES; i++)
 		emit(buf, len, &pos,
 		     " %s_inflight=%u %s_queued=%u %s_hwm=%u %s_throttled=%llu",
-		     queue_names[i], c->q_inflight[i], queue_names[i],
-		     c->queued[i], queue_names[i], s->hwm[i], queue_names[i],
+		     queue_names[i], c->acct.q_inflight[i], queue_names[i],
+		     c->acct.queued[i], queue_names[i], s->hwm[i], queue_names[i],
 		     (unsigned long long)s->throttled[i]);
 	emit(buf, len, &pos, " held_ns=%llu held_max_ns=%llu",
 	     (unsigned long long)s->held_ns,
 	     (unsigned long long)s->held_max_ns);
-	for (i = 0; i < WBT_NR_KINDS; i++)
+	for (i = 0; i < WTC_NR_KINDS; i++)
 		emit(buf, len, &pos, " n_%s=%llu", kind_names[i],
 		     (unsigned long long)s->kind[i]);
 	emit(buf, len, &pos, " merged=%llu", (unsigned long long)s->merged);
 	emit(buf, len, &pos,
 	     " lat_target_us=%llu lat_pct=%u scaling=%d win_us=%llu",
-	     (unsigned long long)c->lat_target_ns / 1000, c->cfg.lat_pct,
-	     wbt_scaling(c), (unsigned long long)c->cur_win_ns / 1000);
+	     (unsigned long long)c->ctl.lat_target_ns / 1000, c->cfg.lat_pct,
+	     wtc_scaling(c), (unsigned long long)c->ctl.cur_win_ns / 1000);
 	emit(buf, len, &pos,
 	     " win_reads=%u win_writes=%u read_min_us=%llu read_p50_us=%llu read_p99_us=%llu verdict=%s",
-	     c->last.nr_read, c->last.nr_write,
-	     (unsigned long long)c->last.min_ns / 1000,
-	     (unsigned long long)c->last.p50_ns / 1000,
-	     (unsigned long long)c->last.p99_ns / 1000,
-	     wbt_lat_name(c->last.verdict));
+	     c->ctl.last.nr_read, c->ctl.last.nr_write,
+	     (unsigned long long)c->ctl.last.min_ns / 1000,
+	     (unsigned long long)c->ctl.last.p50_ns / 1000,
+	     (unsigned long long)c->ctl.last.p99_ns / 1000,
+	     wtc_lat_name(c->ctl.last.verdict));
 	emit(buf, len, &pos, " windows=%llu exceeded=%llu step_changes=%llu",
 	     (unsigned long long)s->windows, (unsigned long long)s->exceeded,
 	     (unsigned long long)s->step_changes);
 	emit(buf, len, &pos, " pace_us=%llu",
-	     (unsigned long long)wbt_pace_ns(c) / 1000);
+	     (unsigned long long)wtc_pace_ns(c) / 1000);
 	held_counts(c, &waiting, &deferred);
 	emit(buf, len, &pos,
 	     " waiting=%u deferred=%u deferred_bytes=%llu deferred_bytes_max=%llu held_oldest_us=%llu deferred_max_us=%llu",
-	     waiting, deferred, (unsigned long long)c->deferred_bytes,
+	     waiting, deferred, (unsigned long long)c->acct.deferred_bytes,
 	     (unsigned long long)s->deferred_bytes_max,
 	     (unsigned long long)oldest_ns / 1000,
 	     (unsigned long long)s->deferred_max_ns / 1000);

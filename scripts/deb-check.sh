@@ -33,7 +33,7 @@ if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1; then
 fi
 mkdir -p "$top/build/deb"
 cp "$tmp"/*.deb "$tmp"/*.changes "$tmp"/*.buildinfo "$top/build/deb/"
-echo "PASS deb: built $(cd "$tmp" && ls ./*.deb | tr '\n' ' ')(in build/deb)"
+echo "PASS deb: built $(cd "$tmp" && printf '%s ' ./*.deb)(in build/deb)"
 [ -z "$build_only" ] || exit 0
 
 # has DEB FILE...: the package holds each file.

@@ -3,8 +3,9 @@
 # Install everything dm-wbthrottle needs to build, test and benchmark on
 # Debian 12 (bookworm), idempotently: both Debian kernels (6.1 and the
 # newest 6.12 backport that has both image and headers), QEMU, busybox and
-# the block tools used inside the guest, and what the wbthrottle command
-# and the Debian packages need to build.
+# the block and trace tools used inside the guest (which sees the host's
+# root), what the wbthrottle command and the Debian packages need to
+# build, and the linters of make lint.
 set -eu
 
 export DEBIAN_FRONTEND=noninteractive
@@ -12,7 +13,7 @@ SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 
 stamp=/var/lib/dm-wbthrottle-deps.stamp
-want_stamp="v4"
+want_stamp="v6"
 
 # Newest 6.12 flavour for which both linux-image and linux-headers exist.
 pick_612() {
@@ -20,8 +21,8 @@ pick_612() {
 	       sed -n 's/^linux-image-\(6\.12\.[0-9]*+deb12-amd64\)$/\1/p')
 	hdrs=$(apt-cache pkgnames linux-headers-6.12. |
 	       sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12-amd64\)$/\1/p')
-	for k in $(printf '%s\n' $imgs | sort -rV); do
-		if printf '%s\n' $hdrs | grep -qx "$k" &&
+	for k in $(printf '%s\n' "$imgs" | sort -rV); do
+		if printf '%s\n' "$hdrs" | grep -qx "$k" &&
 		   apt-cache show "linux-image-$k" >/dev/null 2>&1; then
 			echo "$k"
 			return 0
@@ -38,7 +39,7 @@ have_all() {
 	[ -f /usr/share/perl5/Debian/Debhelper/Sequence/dkms.pm ] || return 1
 	for c in qemu-system-x86_64 busybox dmsetup fio mkfs.xfs mkfs.ext4 \
 		 dkms sparse cpio xz gnuplot clang pkg-config dh fakeroot \
-		 dpkg-buildpackage; do
+		 dpkg-buildpackage trace-cmd shellcheck pyflakes3; do
 		command -v "$c" >/dev/null 2>&1 || return 1
 	done
 }
@@ -68,9 +69,10 @@ $SUDO apt-get install -y -q --no-install-recommends \
 	linux-image-amd64 linux-headers-amd64 \
 	"linux-image-$k612" "linux-headers-$k612" \
 	qemu-system-x86 busybox-static \
-	dmsetup fio xfsprogs e2fsprogs util-linux procps \
+	dmsetup fio xfsprogs e2fsprogs util-linux procps trace-cmd \
 	dkms sparse gnuplot-nox clang python3 git \
-	libdevmapper-dev pkg-config debhelper dh-dkms dpkg-dev fakeroot lintian
+	libdevmapper-dev pkg-config debhelper dh-dkms dpkg-dev fakeroot lintian \
+	shellcheck python3-pyflakes pyflakes3
 
 echo "$want_stamp" | $SUDO tee "$stamp" >/dev/null
 echo "install-deps: done"

@@ -4,7 +4,7 @@
  * as the command knows them.
  *
  * Options: one line each in wbt_opts[]. The ranges are the target's own
- * (wbt_core.c, wbt_config_set()), so a value the kernel would refuse is
+ * (wbt_core.c, wtc_config_set()), so a value the kernel would refuse is
  * refused here first, in words; tests/tools checks both agree. A key not in
  * the table goes to the kernel with a warning: a newer module may know it.
  *
@@ -34,19 +34,19 @@ struct wbt_option {
 
 static const struct wbt_option wbt_opts[] = {
 	NUM("enable", "enabled", 0, 1, NULL, "0 lets every bio through"),
-	NUM("wb_percent", NULL, 1, WBT_MAX_WB_PERCENT, NULL,
+	NUM("wb_percent", NULL, 1, WTC_MAX_WB_PERCENT, NULL,
 	    "scales the derived depths, 100 = upstream's"),
-	NUM("depth", NULL, 1, WBT_MAX_DEPTH, "auto",
+	NUM("depth", NULL, 1, WTC_MAX_DEPTH, "auto",
 	    "fixed maximum depth instead of the derived one"),
 	WORDS("wc_policy", NULL, "auto drain delay off",
 	      "release rule with a volatile write cache"),
-	NUM("cache_delay_us", NULL, 0, WBT_MAX_CACHE_DELAY_USEC, NULL,
+	NUM("cache_delay_us", NULL, 0, WTC_MAX_CACHE_DELAY_USEC, NULL,
 	    "gap between released writes under wc_policy=delay"),
-	NUM("lat_us", "lat_target_us", 0, WBT_MAX_LAT_USEC, "auto",
+	NUM("lat_us", "lat_target_us", 0, WTC_MAX_LAT_USEC, "auto",
 	    "read latency target, 0 = no self-tuning"),
 	NUM("lat_pct", NULL, 0, 99, NULL,
 	    "0 = window minimum, else this percentile of reads"),
-	/* Arriving with the held backlog (WBT_MAX_BACKLOG_KB/_MS there). */
+	/* Arriving with the held backlog (WTC_MAX_BACKLOG_KB/_MS there). */
 	NUM("push_back", NULL, 0, 1, NULL,
 	    "1 lets a writeback submitter wait in the target"),
 	NUM("backlog_kb", NULL, 0, 4194304, NULL,
@@ -240,6 +240,7 @@ static const struct wbt_field_info wbt_fields[] = {
 	{ "push_back", "", false, "submitters may wait in the target" },
 	{ "backlog_kb", "KiB", false, "bound on bytes the target holds" },
 	{ "backlog_ms", "ms", false, "age at which a held write goes" },
+	{ "promoted", "bios", true, "held writes let go first for a sync write" },
 };
 
 static const char *const wbt_suffix_units[][2] = {

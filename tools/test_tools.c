@@ -34,12 +34,12 @@ void wbt_warn(const char *fmt, ...) { (void)fmt; }
 /* The keys the target knows, from its own "unknown option (a, b, ...)". */
 static int kernel_keys(char keys[][32], int max)
 {
-	struct wbt_config cfg;
+	struct wtc_config cfg;
 	const char *err, *p;
 	int n = 0;
 
-	wbt_config_default(&cfg);
-	wbt_config_set(&cfg, "no_such_key", "1", &err);
+	wtc_config_default(&cfg);
+	wtc_config_set(&cfg, "no_such_key", "1", &err);
 	p = strchr(err, '(');
 	while (p && n < max && sscanf(p + 1, " %31[a-z_0-9]", keys[n]) == 1) {
 		n++;
@@ -59,7 +59,7 @@ static void test_opts_match_kernel(void)
 		"drain", "delay", "off", "on", "AUTO", "au", "autox",
 	};
 	char keys[16][32], err[WBT_ERR_LEN];
-	struct wbt_config cfg;
+	struct wtc_config cfg;
 	const char *kerr, *canon;
 	int n = kernel_keys(keys, 16), i;
 	size_t v;
@@ -70,8 +70,8 @@ static void test_opts_match_kernel(void)
 			enum wbt_opt_verdict r;
 			int k;
 
-			wbt_config_default(&cfg);
-			k = wbt_config_set(&cfg, keys[i], vals[v], &kerr);
+			wtc_config_default(&cfg);
+			k = wtc_config_set(&cfg, keys[i], vals[v], &kerr);
 			r = wbt_opt_check(keys[i], vals[v], &canon, err,
 					  sizeof(err));
 			CHECK(r != WBT_OPT_UNKNOWN, "%s unknown to the command",
@@ -117,19 +117,15 @@ static void test_opts_words(void)
 static void test_status_kernel(void)
 {
 	struct wbt_field f[WBT_MAX_FIELDS];
-	struct wbt_config cfg;
-	struct wbt_core c;
+	struct wtc_config cfg;
+	struct wtc_core c;
 	char buf[4096], copy[4096], *p;
 	int n, eq = 0, i;
 
-	wbt_config_default(&cfg);
+	wtc_config_default(&cfg);
 	memset(&c, 0, sizeof(c));
-	wbt_init(&c, &cfg);
-#ifdef WBT_STATUS_OLDEST_ARG
-	wbt_format_status(&c, 0, buf, sizeof(buf));
-#else
-	wbt_format_status(&c, buf, sizeof(buf));
-#endif
+	wtc_init(&c, &cfg);
+	wtc_format_status(&c, 0, buf, sizeof(buf));
 	strcpy(copy, buf);
 	for (p = buf; *p; p++)
 		eq += *p == '=';

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# make bench: the seed experiment scaled to a QEMU guest (issue 5): no
-# throttling, the disk's own blk-wbt and wbthrottle, on the "hdd" disk
-# model, in one boot of one kernel: writers + random reader (XFS, ext4),
-# writers + cold sequential reader, writers + fsync'ing commit log, writers
-# alone, reader alone. Tables, plots and raw data go to
+# make bench: the seed experiment scaled to a QEMU guest: no throttling,
+# the disk's own blk-wbt and wbthrottle, on the "hdd" disk model, in one
+# boot of one kernel: writers + random reader (XFS, ext4), writers + cold
+# sequential reader, writers + fsync'ing commit log, writers alone, reader
+# alone. Tables, plots and raw data go to
 # build/bench/<kver>-<date>/; see tests/bench/README.md. Every BENCH_*
 # setting below can be overridden from the environment without the prefix
 # (tests/bench/lib-bench.sh), e.g. KVER=6.1.0-57-amd64 make bench.

@@ -30,17 +30,18 @@ echo "bench-cpu: $kver, results in $out"
 # shellcheck disable=SC2034 # read by bench_host_setup
 BENCH_MODE=cpu
 t0=$SECONDS
-echo "host_load_before=$(cut -d' ' -f1-3 /proc/loadavg)" >"$out/host-load.txt"
+# What is measured is what is checked out now: record it before the run
+# (run.sh builds the module from the tree at boot).
+bench_host_setup | grep -v '^module_sha256=' >"$out/host.txt"
+echo "host_load_before=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/host.txt"
 rc=0
 bash "$bench_repo/tests/vm/run.sh" -k "$kver" -o "$out" -t 3300 \
 	"$here/t-cpucost.sh" || rc=$?
 {
-	bench_host_setup
-	cat "$out/host-load.txt"
+	echo "module_sha256=$(sha256sum "$out/dm_wbthrottle.ko" 2>/dev/null | cut -c1-16)"
 	echo "host_load_after=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "runtime_s=$((SECONDS - t0))"
-} >"$out/host.txt"
-rm -f "$out/host-load.txt"
+} >>"$out/host.txt"
 if [ ! -f "$out/raw/cpucost/complete" ]; then
 	echo "bench-cpu: the guest did not complete the run (see $out/console.log)" >&2
 	exit 1

@@ -1,15 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# make bench-pushback: what push-back (issue 10) is judged on. The writers
-# of the seed experiment with an fsync'ing commit log (fdatasync cost) and,
+# make bench-pushback: what push-back is judged on. The writers of the
+# seed experiment with an fsync'ing commit log (fdatasync cost) and,
 # separately, with the random reader, on ext4 (data=ordered, whose commits
 # wait for data writeback), over four disks of the model: hdd with its
 # 16 MiB write cache, hdd without it, an ssd slowed to 100 MiB/s so that
 # the load lasts, and "fifo": one head serving requests strictly in arrival
-# order, 0.2 ms each, no cache, non-rotational (the disk of the issue's own
-# measurement). Variants: none, blk-wbt, wbthrottle, and wbthrottle with
-# push-back off. One boot of one
-# kernel (KVER=...), as make bench; everything in tests/bench/README.md.
+# order, 0.2 ms each, no cache, non-rotational (the disk on which the fsync
+# cost of a backlog held in the target was first measured). Variants:
+# none, blk-wbt, wbthrottle, and wbthrottle with push-back off. One boot of
+# one kernel (KVER=...), as make bench; everything in tests/bench/README.md.
 # Dirty limits of 32/128 MB: with the default ratios (200/400 MB of this
 # guest) ext4's delayed allocation starts writeback only as the writers
 # end, and the window with writeback under way lasted 4 s, too short for

@@ -213,7 +213,7 @@ def table(wl, runs):
 
 
 def targets(runs_by_sc):
-    """The issue's targets (not asserted): one column per XFS random-reader
+    """The targets (not asserted): one column per XFS random-reader
     scenario; writers alone and reader alone come from xfs-writers and
     xfs-reader."""
 
@@ -260,7 +260,7 @@ def targets(runs_by_sc):
         ("reader p99 under writeback / reader alone (`%s`), wbthrottle" % ro, "≤ 2×",
          lambda rr: ratio(get(rr, "wbthrottle", "p99"), get(ro, "wbthrottle", "p99")), lambda x: x <= 2),
     ]
-    out = ["| target (issue 5) | goal | " + " | ".join("`%s`" % rr for rr in rrs) + " |",
+    out = ["| target | goal | " + " | ".join("`%s`" % rr for rr in rrs) + " |",
            "|---|---|" + "---:|" * len(rrs)]
     for what, goal, f, ok in rows:
         cells = []
@@ -424,7 +424,7 @@ def main():
             statuses.append((sc, w.status))
     t = targets(runs_by_sc)
     if t and mode == "bench":
-        md.append("## Where we stand against the targets of issue 5")
+        md.append("## Where we stand against the targets")
         md.append("")
         md.append("Ratios from this one run, per XFS random-reader scenario; reported, not asserted. "
                   "A missed target is in bold.")

@@ -48,7 +48,7 @@ check() {
 
 # between VAL LO HI: LO <= VAL <= HI, as real numbers.
 between() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; }
-calc() { awk "BEGIN { printf \"%.1f\", $* }"; }
+calc() { awk "BEGIN { printf \"%.3f\", $* }"; }
 param() { cat "$P/$1"; }
 st() { awk -v k="$1" '$1 == k { print $2 }' "$P/stats"; }
 now() { date +%s.%N; }

@@ -78,14 +78,16 @@ st_ge() {
 	[ -n "$v" ] && [ "$v" -ge "$3" ]
 }
 
-# wait_idle NAME SECS: nothing held or in flight on the target.
+# is_idle NAME: nothing held or in flight on the target.
+is_idle() {
+	local s
+	s=$(dmsetup status "$1")
+	! grep -Eq '_(inflight|queued)=[1-9]' <<<"$s"
+}
+
+# wait_idle NAME SECS: wait until the target is idle.
 wait_idle() {
-	_idle() {
-		local s
-		s=$(dmsetup status "$1")
-		! grep -Eq '_(inflight|queued)=[1-9]' <<<"$s"
-	}
-	wait_for "$2" _idle "$1"
+	wait_for "$2" is_idle "$1"
 }
 
 # slow_nullb [SIZE_MB]: a null_blk that takes 20 ms per request of at most

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Run the functional tests (tests/vm/t-*.sh) against dm-wbthrottle inside a
-# QEMU guest, for one or more Debian kernels. The host cannot load modules,
-# so each kernel boots under TCG with a busybox initramfs that chroots into
-# the host root (read-only, over virtio-9p) and runs tests/vm/guest.sh there.
+# QEMU guest, for one or more Debian kernels. Each kernel boots under TCG
+# (so the host needs neither KVM nor module loading) with a busybox
+# initramfs that chroots into the host root (read-only, over virtio-9p) and
+# runs tests/vm/guest.sh there.
 #
 # A kernel counts as passed only if the guest wrote OUTDIR/summary with
 # "N passed, 0 failed": a panic, hang, timeout or early exit never writes it.

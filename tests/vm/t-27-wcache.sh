@@ -10,7 +10,7 @@
 trap wbt_cleanup EXIT
 
 dev=$(lower_dev nullb 256 irqmode=2 completion_nsec=2000000 max_sectors=128 cache_size=32)
-assert_eq "$(cat /sys/block/${dev#/dev/}/queue/write_cache)" "write back" "lower device caches writes"
+assert_eq "$(cat "/sys/block/${dev#/dev/}/queue/write_cache")" "write back" "lower device caches writes"
 prep_writeback
 run head -c 16M /dev/urandom >data
 
@@ -53,10 +53,10 @@ done
 rot=/sys/block/${dev#/dev/}/queue/rotational
 wbt_create wt "$dev"
 assert_eq "$(st wt wc_policy)" drain "auto: drain on a non-rotational disk"
-sysfs_write $rot 1
+sysfs_write "$rot" 1
 run dd if=/dev/zero of=/dev/mapper/wt bs=4k count=1 conv=fsync status=none
 assert_eq "$(st wt wc_policy)" delay "auto: delay on a rotational disk"
 assert_eq "$(st wt lat_target_us)" 75000 "auto: the rotational latency target"
 assert_no_match "$(dmsetup table wt)" wc_policy "the table keeps auto (no option)"
-sysfs_write $rot 0
+sysfs_write "$rot" 0
 dm_remove wt

@@ -56,7 +56,7 @@ storm() {
 		run timeout 60 dmsetup suspend wt
 		run dmsetup resume wt
 	done
-	st wt slept >>slept
+	st wt slept >>slept.log
 	run dmsetup reload wt --table "$table 2 depth 8"
 	run timeout 60 dmsetup resume wt
 	sleep 2
@@ -95,7 +95,7 @@ one_fs() {
 
 one_fs ext4 mkfs.ext4 -q -F
 one_fs xfs mkfs.xfs -q -f
-assert_ge "$(sort -n slept | tail -n 1)" 1 "submitters waited in the target"
+assert_ge "$(sort -n slept.log | tail -n 1)" 1 "submitters waited in the target"
 
 # Deferred remove while a submitter is asleep in the target: the data,
 # then 48 MB more from a writer still running when the remove comes.
