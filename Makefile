@@ -8,13 +8,16 @@
 #   make tools            build build/tools/wbthrottle
 #   make deb              the Debian packages, in build/deb/
 #   make lint             checkpatch, shellcheck and pyflakes over the tree
-#   make check            everything CI runs: deps, lint, unit tests, W=1 +
-#                         sparse builds for both Debian kernels, DKMS, VM
-#                         tests
+#   make check            deps, lint, unit tests, W=1 + sparse builds for
+#                         both Debian kernels, DKMS, packages, VM tests
 #   make demo             the short "hdd" demonstration
 #   make bench            the full benchmark (KVER= picks the kernel)
 #   make bench-pushback   fsync and reader cost over four disk profiles
 #   make bench-cpu        what the target costs where nothing is throttled
+#   make fstests          fstests' CI selection over wbthrottle and dm-linear,
+#                         both kernels, xfs and ext4 (CI runs it after
+#                         make check: .ci/run)
+#   make fstests-quick    fstests' whole quick group (hours; opt-in)
 
 NAME := dm-wbthrottle
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
@@ -37,7 +40,8 @@ DKMS_SRC ?= /usr/src
 
 .PHONY: all module clean deps dist-files install uninstall install-dkms uninstall-dkms \
 	tools tools-test initramfs-check version-check deb deb-check unit fuzz style lint \
-	kbuild-all diskmodel-all dkms-check vm-test check demo bench bench-pushback bench-cpu
+	kbuild-all diskmodel-all dkms-check vm-test check demo bench bench-pushback bench-cpu \
+	fstests fstests-deps fstests-quick
 
 all: module
 
@@ -140,6 +144,28 @@ dkms-check:
 vm-test: kbuild-all diskmodel-all tools
 	@pids=; for k in $(KVERS); do bash tests/vm/run.sh -k $$k -t $(VM_TIMEOUT) & pids="$$pids $$!"; done; \
 	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
+
+# fstests (tests/fstests/README.md), built from the pinned source tarball
+# FSTESTS_TARBALL (default ../shared/fstests/fstests-*.tar.xz beside the
+# repository). FSTESTS_SEL the selection (ci, extended; tests/fstests/*.list),
+# FSTESTS_FS the filesystems, KVERS the kernels;
+# FSTESTS_RECORD=1 copies the summaries to tests/fstests/results/.
+FSTESTS_FS ?= xfs ext4
+FSTESTS_SEL ?= ci
+FSTESTS_ARGS = -f "$(FSTESTS_FS)" $(foreach k,$(KVERS),-k $(k)) \
+	$(if $(FSTESTS_RECORD),-r)
+
+fstests-deps: deps
+	sh tests/fstests/install-deps.sh
+
+# Both kernels side by side, one QEMU each. Not part of check, which is
+# kept under 30 minutes: .ci/run runs it after check.
+fstests: fstests-deps kbuild-all
+	bash tests/fstests/run.sh -p -s $(FSTESTS_SEL) $(FSTESTS_ARGS)
+
+# fstests' quick group; dm-linear runs what failed over wbthrottle.
+fstests-quick: fstests-deps kbuild-all
+	bash tests/fstests/run.sh -s quick $(FSTESTS_ARGS)
 
 check: deps
 	$(MAKE) version-check

@@ -1,0 +1,4 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# fstests on xfs over linear (the control); see guest-run.sh.
+exec bash "$(dirname "$0")/guest-run.sh" xfs linear

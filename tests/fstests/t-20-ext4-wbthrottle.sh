@@ -1,0 +1,4 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# fstests on ext4 over wbthrottle (the device under test); see guest-run.sh.
+exec bash "$(dirname "$0")/guest-run.sh" ext4 wbthrottle
