@@ -49,12 +49,14 @@ for policy in drain delay off; do
 done
 
 # wc_policy auto (the default): upstream's drain rule on a non-rotational
-# disk, pacing on a rotational one. The target re-reads the flag on writes.
+# disk, pacing on a rotational one. The target re-reads the flag when a
+# latency window ends (I/O starts one) and on resume.
 rot=/sys/block/${dev#/dev/}/queue/rotational
 wbt_create wt "$dev"
 assert_eq "$(st wt wc_policy)" drain "auto: drain on a non-rotational disk"
 sysfs_write "$rot" 1
 run dd if=/dev/zero of=/dev/mapper/wt bs=4k count=1 conv=fsync status=none
+wait_for 10 sh -c "dmsetup status wt | grep -q ' wc_policy=delay '" || true
 assert_eq "$(st wt wc_policy)" delay "auto: delay on a rotational disk"
 assert_eq "$(st wt lat_target_us)" 75000 "auto: the rotational latency target"
 assert_no_match "$(dmsetup table wt)" wc_policy "the table keeps auto (no option)"
