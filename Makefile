@@ -146,8 +146,8 @@ vm-test: kbuild-all diskmodel-all tools
 	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
 
 # fstests (tests/fstests/README.md), built from the pinned source tarball
-# FSTESTS_TARBALL (default ../shared/fstests/fstests-*.tar.xz beside the
-# repository). FSTESTS_SEL the selection (ci, extended; tests/fstests/*.list),
+# FSTESTS_TARBALL (default shared/fstests/fstests-*.tar.xz beside the
+# repository or a directory above it). FSTESTS_SEL the selection (ci, extended; tests/fstests/*.list),
 # FSTESTS_FS the filesystems, KVERS the kernels;
 # FSTESTS_RECORD=1 copies the summaries to tests/fstests/results/.
 FSTESTS_FS ?= xfs ext4

@@ -6,9 +6,10 @@
 #	tests/fstests/build.sh
 #
 # FSTESTS_TARBALL names the tarball (default: the one file matching
-# ../shared/fstests/fstests-*.tar.xz beside the repository). No build or CI
-# machine reaches GitHub, so there is no fallback: without the tarball this
-# fails and says where it looked. The tree is rebuilt only when the tarball
+# shared/fstests/fstests-*.tar.xz beside the repository, or beside the
+# nearest directory above it that has one: a clean clone may sit deeper
+# than the working tree). No build or CI machine reaches GitHub, so there is
+# no fallback: without the tarball this fails and says where it looked. The tree is rebuilt only when the tarball
 # changes; "fstests: built <dir>" is the success signal.
 set -eu -o pipefail
 
@@ -20,11 +21,18 @@ if [ -n "${FSTESTS_TARBALL:-}" ]; then
 	tarball=$FSTESTS_TARBALL
 else
 	shopt -s nullglob
-	set -- "$repo"/../shared/fstests/fstests-*.tar.xz
+	d=$repo
+	while d=$(dirname "$d"); do
+		set -- "$d"/shared/fstests/fstests-*.tar.xz
+		if [ $# != 0 ] || [ "$d" = / ]; then
+			break
+		fi
+	done
 	shopt -u nullglob
 	if [ $# != 1 ]; then
-		echo "fstests: need exactly one $repo/../shared/fstests/fstests-*.tar.xz," \
-			"found $#; set FSTESTS_TARBALL to the pinned fstests source" >&2
+		echo "fstests: need exactly one shared/fstests/fstests-*.tar.xz" \
+			"beside $repo or a directory above it, found $#;" \
+			"set FSTESTS_TARBALL to the pinned fstests source" >&2
 		exit 2
 	fi
 	tarball=$1
