@@ -13,7 +13,8 @@
 # FST_CONTROL=failed, the control (linear) runs only what failed over
 # wbthrottle earlier in this boot, and is skipped if nothing did.
 # Results go to $VM_OUT/fstests/FSTYP-TARGET[-LIST]/: fstests' own files,
-# results.tsv (test, pass|fail|notrun, seconds, reason) and, written last
+# results.tsv (test, pass|fail|notrun|stopped, seconds, reason; stopped:
+# killed at the deadline) and, written last
 # as the success signal, done (the wall seconds of ./check).
 #
 # A failing fstests test does not fail this script: only the host can tell

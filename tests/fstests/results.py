@@ -60,7 +60,8 @@ def main():
         rows = from_output(out)
     if rc in KILLED:
         if running and (running not in rows or rows[running][0] == "notrun"):
-            rows[running] = ("fail", "0", "killed at the ./check deadline")
+            rows[running] = ("stopped", "0",
+                             "killed at the ./check deadline")
         for t in sel:
             if "/" in t and t not in rows:
                 rows[t] = ("notrun", "0",

@@ -8,7 +8,9 @@ Reads what tests/fstests/guest-run.sh left in OUT/KVER/fstests/FS-TARGET/
 boot), writes OUT/KVER/summary.md and prints the verdict. Exit status 1 on
 a wbthrottle-only failure not listed in known-issue10.list, on a harness
 failure (hung task or kernel warning, timeout, a combination that did not
-finish) not explained by a known test, and on a missing combination.
+finish) not explained by a known test, on a missing combination, and on a
+test stopped by ./check's deadline (status "stopped": the run ran out of
+time; reported apart from failures, since it says nothing of the target).
 """
 import argparse
 import os
@@ -148,6 +150,11 @@ def kernel_report(args, kver, known):
         bad.append("harness FAIL %s: %s" % (name, why))
     for m in missing:
         bad.append("combination %s did not finish (no done file)" % m)
+    stopped = [(fs, tg, t) for (fs, tg), rows in sorted(res.items())
+               for t, r in sorted(rows.items()) if r["status"] == "stopped"]
+    for fs, tg, t in stopped:
+        bad.append("%s %s did not finish: %s stopped by the ./check deadline "
+                   "(not a test failure; FSTESTS_TEST_TIMEOUT)" % (fs, tg, t))
 
     # summary.md
     wall = "?"
@@ -167,12 +174,12 @@ def kernel_report(args, kver, known):
               " The control ran only the tests that failed over "
               "wbthrottle (the default; run.sh -C runs it all)." if args.control_failed else ""))
     L.append("| kernel | fs | target | pass | fail | notrun | "
-             "tests' seconds | ./check wall (s) |")
-    L.append("|---|---|---|---:|---:|---:|---:|---:|")
+             "stopped | tests' seconds | ./check wall (s) |")
+    L.append("|---|---|---|---:|---:|---:|---:|---:|---:|")
     for fs in fss:
         for tg in TARGETS:
             rows = res[(fs, tg)].values()
-            n = {s: 0 for s in ("pass", "fail", "notrun")}
+            n = {s: 0 for s in ("pass", "fail", "notrun", "stopped")}
             secs = 0
             for r in rows:
                 st = "fail" if r["kernel"] else r["status"]
@@ -186,9 +193,9 @@ def kernel_report(args, kver, known):
                 w = "did not finish"
                 if tg == "linear" and args.control_failed and not rows:
                     w = "not needed"
-            L.append("| %s | %s | %s | %d | %d | %d | %d | %s |" %
-                     (kver, fs, tg, n["pass"], n["fail"], n["notrun"], secs,
-                      w))
+            L.append("| %s | %s | %s | %d | %d | %d | %d | %d | %s |" %
+                     (kver, fs, tg, n["pass"], n["fail"], n["notrun"],
+                      n["stopped"], secs, w))
     L.append("")
     L.append("## Verdict\n")
     L.append("- wbthrottle-only failures (fail over wbthrottle, pass over "
@@ -241,7 +248,7 @@ def kernel_report(args, kver, known):
     L.append("")
     fails = [(fs, tg, t, r["why"]) for (fs, tg), rows in res.items()
              for t, r in sorted(rows.items())
-             if r["status"] == "fail" and r["why"]]
+             if r["status"] in ("fail", "stopped") and r["why"]]
     if fails:
         L.append("## Failure messages\n")
         for fs, tg, t, why in fails:
@@ -266,10 +273,11 @@ def kernel_report(args, kver, known):
             rows = res[(fs, tg)].values()
             c = {s: sum(1 for r in rows if (("fail" if r["kernel"] else
                                              r["status"]) == s))
-                 for s in ("pass", "fail", "notrun")}
-            print("[%s] fstests %s %-10s pass %d fail %d notrun %d, "
-                  "./check %ss" % (kver, fs, tg, c["pass"], c["fail"],
-                                   c["notrun"], walls.get((fs, tg), "-")))
+                 for s in ("pass", "fail", "notrun", "stopped")}
+            print("[%s] fstests %s %-10s pass %d fail %d notrun %d "
+                  "stopped %d, ./check %ss" %
+                  (kver, fs, tg, c["pass"], c["fail"], c["notrun"],
+                   c["stopped"], walls.get((fs, tg), "-")))
     for b in bad:
         print("[%s] fstests: %s" % (kver, b))
     for n_ in notes:
