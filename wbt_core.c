@@ -1246,6 +1246,8 @@ enum opt_type {
  */
 struct opt {
 	const char *name;
+	const char *alias;		/* its status field's older name, also taken */
+	bool in_status;			/* status shows it under its name (in force) */
 	enum opt_type type;
 	unsigned int min, max;
 	unsigned int def;
@@ -1259,7 +1261,7 @@ struct opt {
 
 static const struct opt opts[WTC_NR_OPTS] = {
 	[WTC_O_ENABLE] = {
-		.name = "enable", .max = 1, .def = 1,
+		.name = "enable", .alias = "enabled", .max = 1, .def = 1,
 		.off = CFG(enabled), .err = "enable takes 0 or 1",
 	},
 	[WTC_O_WB_PERCENT] = {
@@ -1273,7 +1275,7 @@ static const struct opt opts[WTC_NR_OPTS] = {
 		.off = CFG(depth), .err = "depth takes auto or 1 to 65536",
 	},
 	[WTC_O_WC_POLICY] = {
-		.name = "wc_policy", .type = OPT_NAME,
+		.name = "wc_policy", .in_status = true, .type = OPT_NAME,
 		.max = WTC_NR_WC_POLICIES - 1, .def = WTC_WC_AUTO,
 		.names = wc_policy_names, .off = CFG(wc_policy),
 		.err = "wc_policy takes auto, drain, delay or off",
@@ -1285,27 +1287,29 @@ static const struct opt opts[WTC_NR_OPTS] = {
 		.err = "cache_delay_us takes 0 to 1000000",
 	},
 	[WTC_O_LAT] = {
-		.name = "lat_us", .type = OPT_AUTO,
+		.name = "lat_us", .alias = "lat_target_us", .type = OPT_AUTO,
 		.max = WTC_MAX_LAT_USEC, .def = WTC_LAT_AUTO,
 		.auto_val = WTC_LAT_AUTO, .off = CFG(lat_usec),
 		.err = "lat_us takes auto or 0 to 10000000",
 	},
 	[WTC_O_LAT_PCT] = {
-		.name = "lat_pct", .max = 99, .off = CFG(lat_pct),
+		.name = "lat_pct", .in_status = true, .max = 99,
+		.off = CFG(lat_pct),
 		.err = "lat_pct takes 0 (window minimum) to 99",
 	},
 	[WTC_O_PUSH_BACK] = {
-		.name = "push_back", .max = 1, .def = 1,
+		.name = "push_back", .in_status = true, .max = 1, .def = 1,
 		.off = CFG(push_back),
 		.err = "push_back takes 0 (never make a submitter wait) or 1",
 	},
 	[WTC_O_BACKLOG_KB] = {
-		.name = "backlog_kb", .max = WTC_MAX_BACKLOG_KB,
+		.name = "backlog_kb", .in_status = true,
+		.max = WTC_MAX_BACKLOG_KB,
 		.def = WTC_DEF_BACKLOG_KB, .off = CFG(backlog_kb),
 		.err = "backlog_kb takes 0 (defer nothing) to 4194304",
 	},
 	[WTC_O_BACKLOG_MS] = {
-		.name = "backlog_ms",
+		.name = "backlog_ms", .in_status = true,
 		.min = 1, .max = WTC_MAX_BACKLOG_MS, .def = WTC_DEF_BACKLOG_MS,
 		.off = CFG(backlog_ms), .err = "backlog_ms takes 1 to 60000",
 	},
@@ -1383,7 +1387,8 @@ static const struct opt *opt_find(const char *key)
 	unsigned int i;
 
 	for (i = 0; i < WTC_NR_OPTS; i++)
-		if (!strcmp(key, opts[i].name))
+		if (!strcmp(key, opts[i].name) ||
+		    (opts[i].alias && !strcmp(key, opts[i].alias)))
 			return &opts[i];
 	return NULL;
 }
@@ -1485,27 +1490,31 @@ unsigned int wtc_config_nr_args(const struct wtc_config *cfg)
 	return n;
 }
 
+/* Option o of cfg as " <name><sep><value>", as it is written to be read. */
+static void opt_format(const struct opt *o, const struct wtc_config *cfg,
+		       char sep, char *buf, size_t len, size_t *pos)
+{
+	unsigned int v = opt_get(cfg, o);
+
+	if (o->type == OPT_NAME)
+		emit(buf, len, pos, " %s%c%s", o->name, sep, o->names[v]);
+	else if (o->type == OPT_AUTO && v == o->auto_val)
+		emit(buf, len, pos, " %s%cauto", o->name, sep);
+	else
+		emit(buf, len, pos, " %s%c%u", o->name, sep, v);
+}
+
 /* The options that were set, as " key value" pairs, in table order. */
 int wtc_config_format(const struct wtc_config *cfg, char *buf, size_t len)
 {
-	const struct opt *o;
-	unsigned int i, v;
+	unsigned int i;
 	size_t pos = 0;
 
 	if (len)
 		buf[0] = 0;
-	for (i = 0; i < WTC_NR_OPTS; i++) {
-		if (!(cfg->set_mask & (1u << i)))
-			continue;
-		o = &opts[i];
-		v = opt_get(cfg, o);
-		if (o->type == OPT_NAME)
-			emit(buf, len, &pos, " %s %s", o->name, o->names[v]);
-		else if (o->type == OPT_AUTO && v == o->auto_val)
-			emit(buf, len, &pos, " %s auto", o->name);
-		else
-			emit(buf, len, &pos, " %s %u", o->name, v);
-	}
+	for (i = 0; i < WTC_NR_OPTS; i++)
+		if (cfg->set_mask & (1u << i))
+			opt_format(&opts[i], cfg, ' ', buf, len, &pos);
 	return pos;
 }
 
@@ -1590,5 +1599,12 @@ int wtc_format_status(const struct wtc_core *c, u64 oldest_ns, char *buf,
 	     c->cfg.push_back, c->cfg.backlog_kb, c->cfg.backlog_ms);
 	emit(buf, len, &pos, " promoted=%llu",
 	     (unsigned long long)s->promoted);
+	/* Every option under its own name, and held times in us like the rest. */
+	for (i = 0; i < WTC_NR_OPTS; i++)
+		if (!opts[i].in_status)
+			opt_format(&opts[i], &c->cfg, '=', buf, len, &pos);
+	emit(buf, len, &pos, " held_us=%llu held_max_us=%llu",
+	     (unsigned long long)s->held_ns / 1000,
+	     (unsigned long long)s->held_max_ns / 1000);
 	return pos;
 }

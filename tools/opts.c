@@ -241,6 +241,13 @@ static const struct wbt_field_info wbt_fields[] = {
 	{ "backlog_kb", "KiB", false, "bound on bytes the target holds" },
 	{ "backlog_ms", "ms", false, "age at which a held write goes" },
 	{ "promoted", "bios", true, "held writes let go first for a sync write" },
+	{ "enable", "", false, "option enable as set (the same as enabled)" },
+	{ "wb_percent", "%", false, "option wb_percent as set" },
+	{ "depth", "requests", false, "option depth as set (auto or fixed)" },
+	{ "cache_delay_us", "us", false, "option cache_delay_us as set" },
+	{ "lat_us", "us", false, "option lat_us as set (auto or a target)" },
+	{ "held_us", "us", true, "total time bios were held" },
+	{ "held_max_us", "us", false, "longest time a bio was held" },
 };
 
 static const char *const wbt_suffix_units[][2] = {

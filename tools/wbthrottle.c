@@ -468,6 +468,8 @@ static bool shown(const char *key)
 		"read_p99_us", "verdict", "pace_us", "windows", "exceeded",
 		"step_changes", "waiting", "deferred", "deferred_bytes",
 		"deferred_bytes_max", "held_oldest_us",
+		/* the same facts under their newer names */
+		"enable", "depth", "lat_us", "held_us", "held_max_us",
 	};
 	size_t i;
 

@@ -76,6 +76,9 @@ static void test_config_accepts_valid(void)
 		{ "enable", "00", WTC_O_ENABLE, 0 },
 		{ "depth", "0000000000000000000000000000064", WTC_O_DEPTH, 64 },
 		{ "cache_delay_us", "0000", WTC_O_CACHE_DELAY, 0 },
+		/* the status line's older spellings */
+		{ "enabled", "0", WTC_O_ENABLE, 0 },
+		{ "lat_target_us", "auto", WTC_O_LAT, WTC_LAT_AUTO },
 	};
 	struct wtc_config cfg;
 	unsigned int i, got;
@@ -101,6 +104,9 @@ static void test_config_accepts_valid(void)
 		case WTC_O_WC_POLICY:
 			got = cfg.wc_policy;
 			break;
+		case WTC_O_LAT:
+			got = cfg.lat_usec;
+			break;
 		default:
 			got = cfg.cache_delay_usec;
 			break;
@@ -116,7 +122,7 @@ static void test_config_rejects_invalid(void)
 {
 	static const char *const t[][2] = {
 		{ "bogus", "1" }, { "", "1" }, { "Enable", "1" },
-		{ "enabled", "1" }, { "depth ", "1" },
+		{ "enabled", "2" }, { "lat_target_us", "x" }, { "depth ", "1" },
 		{ "enable", "" }, { "wb_percent", "" }, { "depth", "" },
 		{ "wc_policy", "" }, { "cache_delay_us", "" },
 		{ "enable", "2" }, { "enable", "-1" }, { "enable", "+1" },
@@ -394,8 +400,9 @@ static void test_readme_status_fields(void)
 	}
 	/* ... and nothing the README lists is missing from the status. */
 	for (p = doc; (p = strstr(p, "\n| `")); p += 4) {
-		const char *k = p + 4, *q;
+		const char *k = p + 4;
 		size_t l = strcspn(k, "`");
+		char v[64];
 
 		if (l >= sizeof(key) || !strncmp(k, "<q>", 3) ||
 		    !strncmp(k, "n_<", 3))
@@ -404,8 +411,7 @@ static void test_readme_status_fields(void)
 		key[l] = 0;
 		DO(setup(&f, 32, false));
 		CHECK(wtc_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
-		q = strstr(buf, key);
-		CHECKF(q && (q == buf || q[-1] == ' ') && q[l] == '=',
+		CHECKF(status_val(buf, key, v, sizeof(v)),
 		       "README lists %s, status does not print it", key);
 	}
 	CHECK(n > 60);

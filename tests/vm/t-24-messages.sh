@@ -35,9 +35,13 @@ msg wc_policy drain
 msg cache_delay_us 5000
 msg enable 0
 assert_eq "$(st wt enabled)" 0 "disabled"
-msg enable 1
-assert_eq "$(st wt enabled)" 1 "enabled"
-want="0 $m wbthrottle $(dmsetup table wt | awk '{print $4}') 10 enable 1 wb_percent 50 depth auto wc_policy drain cache_delay_us 5000"
+msg enabled 1
+assert_eq "$(st wt enabled)/$(st wt enable)" 1/1 "enabled: the status's older name is taken"
+msg lat_target_us 30000
+assert_eq "$(st wt lat_us)/$(st wt lat_target_us)" 30000/30000 "lat_target_us taken for lat_us"
+msg lat_us auto
+assert_eq "$(st wt lat_us)" auto "lat_us auto in the status"
+want="0 $m wbthrottle $(dmsetup table wt | awk '{print $4}') 12 enable 1 wb_percent 50 depth auto wc_policy drain cache_delay_us 5000 lat_us auto"
 assert_eq "$(dmsetup table wt)" "$want" "table line reflects the messages"
 
 before=$(dmsetup table wt)
