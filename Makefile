@@ -24,7 +24,7 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 # The files DKMS ships and Kbuild needs.
-SRCS := dm-wbthrottle.c wbt_core.c wbt_core.h wbt_shim.h compat.h \
+SRCS := dm-wbthrottle.c wbt_core.c wbt_core.h wbt_names.h wbt_shim.h compat.h \
 	dm_wbthrottle_trace.h Kbuild dkms.conf
 
 # Guard on one kernel's whole VM run, in seconds (run.sh's default is

@@ -11,38 +11,30 @@
 #define DM_WBTHROTTLE_TRACE_H
 
 #include <linux/tracepoint.h>
+#include "wbt_names.h"
 
 /*
  * TP_printk() may not call module code: trace-cmd and perf decode events
- * from the format file alone. So the queue and verdict names (those of
- * wtc_queue_name() and wtc_lat_name()) are symbol tables, and
- * TRACE_DEFINE_ENUM() puts the enum values, not their names, into the
- * format file.
+ * from the format file alone. So the queue and verdict names (the lists
+ * of wbt_names.h, which wtc_queue_name() and wtc_lat_name() use too) are
+ * symbol tables, and TRACE_DEFINE_ENUM() puts the enum values, not their
+ * names, into the format file.
  */
-TRACE_DEFINE_ENUM(WTC_Q_RECLAIM);
-TRACE_DEFINE_ENUM(WTC_Q_SYNC);
-TRACE_DEFINE_ENUM(WTC_Q_NORMAL);
-TRACE_DEFINE_ENUM(WTC_Q_BG);
-TRACE_DEFINE_ENUM(WTC_Q_DISCARD);
-TRACE_DEFINE_ENUM(WTC_LAT_OK);
-TRACE_DEFINE_ENUM(WTC_LAT_UNKNOWN);
-TRACE_DEFINE_ENUM(WTC_LAT_UNKNOWN_WRITES);
-TRACE_DEFINE_ENUM(WTC_LAT_EXCEEDED);
+#undef WTC_NAME
+#undef WTC_NAME_LAST
+#define WTC_NAME(v, name)	TRACE_DEFINE_ENUM(v);
+#define WTC_NAME_LAST(v, name)	TRACE_DEFINE_ENUM(v);
 
-#define show_wt_queue(q)					\
-	__print_symbolic(q,					\
-			 { WTC_Q_RECLAIM, "reclaim" },		\
-			 { WTC_Q_SYNC, "sync" },		\
-			 { WTC_Q_NORMAL, "normal" },		\
-			 { WTC_Q_BG, "bg" },			\
-			 { WTC_Q_DISCARD, "discard" })
+WTC_QUEUE_NAMES
+WTC_LAT_NAMES
 
-#define show_wt_verdict(v)					\
-	__print_symbolic(v,					\
-			 { WTC_LAT_OK, "ok" },			\
-			 { WTC_LAT_UNKNOWN, "unknown" },	\
-			 { WTC_LAT_UNKNOWN_WRITES, "unknown_writes" }, \
-			 { WTC_LAT_EXCEEDED, "exceeded" })
+#undef WTC_NAME
+#undef WTC_NAME_LAST
+#define WTC_NAME(v, name)	{ v, name },
+#define WTC_NAME_LAST(v, name)	{ v, name }
+
+#define show_wt_queue(q)	__print_symbolic(q, WTC_QUEUE_NAMES)
+#define show_wt_verdict(v)	__print_symbolic(v, WTC_LAT_NAMES)
 
 /* A latency window ended. */
 TRACE_EVENT(wbthrottle_stat,

@@ -4,6 +4,7 @@
  * dm-wbthrottle. See wbt_core.h for the model. No kernel headers here.
  */
 #include "wbt_core.h"
+#include "wbt_names.h"
 
 static const char * const kind_names[WTC_NR_KINDS] = {
 	[WTC_K_READ] = "read",
@@ -17,13 +18,16 @@ static const char * const kind_names[WTC_NR_KINDS] = {
 	[WTC_K_OTHER] = "other",
 };
 
-static const char * const queue_names[WTC_NR_QUEUES] = {
-	[WTC_Q_RECLAIM] = "reclaim",
-	[WTC_Q_SYNC] = "sync",
-	[WTC_Q_NORMAL] = "normal",
-	[WTC_Q_BG] = "bg",
-	[WTC_Q_DISCARD] = "discard",
-};
+#define WTC_NAME(v, name)		\
+	[v] = name,
+#define WTC_NAME_LAST(v, name)		\
+	[v] = name
+
+static const char * const queue_names[WTC_Q_NONE + 1] = { WTC_QUEUE_NAMES };
+static const char * const lat_names[WTC_LAT_EXCEEDED + 1] = { WTC_LAT_NAMES };
+
+#undef WTC_NAME
+#undef WTC_NAME_LAST
 
 static const char * const wc_policy_names[WTC_NR_WC_POLICIES] = {
 	[WTC_WC_DRAIN] = "drain",
@@ -47,22 +51,12 @@ const char *wtc_kind_name(enum wtc_kind kind)
 
 const char *wtc_queue_name(enum wtc_queue q)
 {
-	return q < WTC_NR_QUEUES ? queue_names[q] : "none";
+	return q <= WTC_Q_NONE ? queue_names[q] : "none";
 }
 
 const char *wtc_lat_name(enum wtc_lat v)
 {
-	switch (v) {
-	case WTC_LAT_OK:
-		return "ok";
-	case WTC_LAT_UNKNOWN:
-		return "unknown";
-	case WTC_LAT_UNKNOWN_WRITES:
-		return "unknown_writes";
-	case WTC_LAT_EXCEEDED:
-		return "exceeded";
-	}
-	return "none";
+	return v <= WTC_LAT_EXCEEDED ? lat_names[v] : "none";
 }
 
 const char *wtc_wc_policy_name(enum wtc_wc_policy p)
@@ -1108,6 +1102,8 @@ static void act(struct wtc_core *c, enum wtc_lat verdict,
 			scale_up(c);
 		else if (c->lim.scale_step < 0)
 			scale_down(c, false);
+		break;
+	case WTC_LAT_NONE:		/* not a verdict */
 		break;
 	}
 }

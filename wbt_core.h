@@ -238,7 +238,8 @@ struct wtc_config {
 
 /* The verdict on a latency window, as upstream's latency_exceeded(). */
 enum wtc_lat {
-	WTC_LAT_OK = 1,
+	WTC_LAT_NONE,			/* no window judged yet */
+	WTC_LAT_OK,
 	WTC_LAT_UNKNOWN,		/* no signal */
 	WTC_LAT_UNKNOWN_WRITES,		/* only writes: room to go deeper */
 	WTC_LAT_EXCEEDED,
