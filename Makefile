@@ -18,6 +18,7 @@
 #                         both kernels, xfs and ext4 (CI runs it after
 #                         make check: .ci/run)
 #   make fstests-quick    fstests' whole quick group (hours; opt-in)
+#   make fstests-quick-batch  the next batch of it, on one kernel and fs
 
 NAME := dm-wbthrottle
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
@@ -41,7 +42,7 @@ DKMS_SRC ?= /usr/src
 .PHONY: all module clean deps dist-files install uninstall install-dkms uninstall-dkms \
 	tools tools-test initramfs-check version-check deb deb-check unit fuzz style lint \
 	kbuild-all diskmodel-all dkms-check vm-test check demo bench bench-pushback bench-cpu \
-	fstests fstests-deps fstests-quick
+	fstests fstests-deps fstests-quick fstests-quick-batch
 
 all: module
 
@@ -147,8 +148,9 @@ vm-test: kbuild-all diskmodel-all tools
 
 # fstests (tests/fstests/README.md), built from the pinned source tarball
 # FSTESTS_TARBALL (default shared/fstests/fstests-*.tar.xz beside the
-# repository or a directory above it). FSTESTS_SEL the selection (ci, extended; tests/fstests/*.list),
-# FSTESTS_FS the filesystems, KVERS the kernels;
+# repository or a directory above it). FSTESTS_SEL the selection (ci,
+# extended; tests/fstests/*.list), FSTESTS_FS the filesystems, KVERS the
+# kernels;
 # FSTESTS_RECORD=1 copies the summaries to tests/fstests/results/.
 FSTESTS_FS ?= xfs ext4
 FSTESTS_SEL ?= ci
@@ -166,6 +168,13 @@ fstests: fstests-deps kbuild-all
 # fstests' quick group; dm-linear runs what failed over wbthrottle.
 fstests-quick: fstests-deps kbuild-all
 	bash tests/fstests/run.sh -s quick $(FSTESTS_ARGS)
+
+# One batch of the quick group, resumed from its ledger in
+# tests/fstests/results/ (tests/fstests/README.md): on the newest kernel
+# of KVERS and the first of FSTESTS_FS, unless they name one.
+fstests-quick-batch: fstests-deps kbuild-all
+	bash tests/fstests/run.sh -R -s quick -k $(lastword $(KVERS)) \
+		-f $(firstword $(FSTESTS_FS)) $(if $(FSTESTS_RECORD),-r)
 
 check: deps
 	$(MAKE) version-check

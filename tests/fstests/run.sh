@@ -4,6 +4,7 @@
 # harness (tests/vm/run.sh), on each kernel and filesystem, and compare.
 #
 #	tests/fstests/run.sh [-k KVER]... [-s SEL] [-f FS...] [-C] [-p] [-r] [-o DIR]
+#	tests/fstests/run.sh -R -k KVER -f FS [-s GROUP] [-r]
 #
 # A test counts against wbthrottle only where it fails over wbthrottle and
 # passes over dm-linear on the same kernel and filesystem. The run fails on
@@ -19,6 +20,7 @@ repo=$(cd "$here/../.." && pwd)
 usage() {
 	cat <<EOF
 usage: $0 [-k KVER]... [-s SEL] [-f "FS..."] [-C] [-p] [-r] [-o DIR]
+       $0 -R -k KVER -f FS [-s GROUP] [-r]
   -k KVER  kernel (repeatable; default: every kernel tests/vm/run.sh finds)
   -s SEL   ci (default: ci.list), quick (fstests' quick group), the
            name of another NAME.list in $here, or the path of a list
@@ -29,6 +31,11 @@ usage: $0 [-k KVER]... [-s SEL] [-f "FS..."] [-C] [-p] [-r] [-o DIR]
   -p       boot the kernels side by side (one QEMU each)
   -r       record: copy summary.md to $here/results/SEL-KVER.md
   -o DIR   results directory (default build/fstests-out/SEL)
+  -R       resume: run the group SEL (default quick) in batches on one
+           kernel and filesystem; each batch runs the tests without a
+           result in the ledger $here/results/SEL-KVER-FS/
+           until its deadline (FSTESTS_TEST_TIMEOUT) and adds what
+           finished; -r records the ledger's summary as SEL-KVER.md
 Environment: FSTESTS_TARBALL (see build.sh), VM_DISK_MB (default 4096),
 FSTESTS_TEST_TIMEOUT (seconds per combination; default 2100, quick 14400),
 TIME_FACTOR, LOAD_FACTOR (default 1), SOAK_DURATION (seconds, default 10),
@@ -40,13 +47,14 @@ EOF
 }
 
 kvers=()
-sel=ci
+sel=
 fss="xfs ext4"
 control=failed
 parallel=
 record=
 outdir=
-while getopts k:s:f:Cpro:h opt; do
+resume=
+while getopts k:s:f:CproRh opt; do
 	case $opt in
 	k) kvers+=("$OPTARG") ;;
 	s) sel=$OPTARG ;;
@@ -55,29 +63,40 @@ while getopts k:s:f:Cpro:h opt; do
 	p) parallel=1 ;;
 	r) record=1 ;;
 	o) outdir=$OPTARG ;;
+	R) resume=1 ;;
 	h) usage 0 ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# = 0 ] || usage
-
-case $sel in
-quick) fsel=group:quick tmo=${FSTESTS_TEST_TIMEOUT:-14400} ;;
-*/*)
-	# a list file elsewhere in the repository (the guest sees only that)
-	fsel=$(realpath "$sel")
-	if [ ! -f "$fsel" ] || [[ $fsel != "$repo"/* ]]; then
-		echo "fstests: $sel: not a list file in $repo" >&2
+if [ -n "$resume" ]; then
+	sel=${sel:-quick}
+	if [ ${#kvers[@]} != 1 ] || [ "$(wc -w <<<"$fss")" != 1 ] ||
+		[[ $sel = */* ]] || [ -f "$here/$sel.list" ]; then
+		echo "fstests: -R takes one kernel (-k), one filesystem (-f) and a group (-s)" >&2
 		exit 2
 	fi
-	sel=$(basename "$sel" .list) tmo=${FSTESTS_TEST_TIMEOUT:-2100}
-	;;
-*)
-	[ -f "$here/$sel.list" ] || { echo "fstests: no $here/$sel.list" >&2; exit 2; }
-	fsel=$sel tmo=${FSTESTS_TEST_TIMEOUT:-2100}
-	;;
-esac
+	# fsel: the batch's list, made once fstests is built
+	tmo=${FSTESTS_TEST_TIMEOUT:-14400}
+else
+	case ${sel:=ci} in
+	quick) fsel=group:quick tmo=${FSTESTS_TEST_TIMEOUT:-14400} ;;
+	*/*)
+		# a list file elsewhere in the repository (the guest sees only that)
+		fsel=$(realpath "$sel")
+		if [ ! -f "$fsel" ] || [[ $fsel != "$repo"/* ]]; then
+			echo "fstests: $sel: not a list file in $repo" >&2
+			exit 2
+		fi
+		sel=$(basename "$sel" .list) tmo=${FSTESTS_TEST_TIMEOUT:-2100}
+		;;
+	*)
+		[ -f "$here/$sel.list" ] || { echo "fstests: no $here/$sel.list" >&2; exit 2; }
+		fsel=$sel tmo=${FSTESTS_TEST_TIMEOUT:-2100}
+		;;
+	esac
+fi
 outdir=$(realpath -m "${outdir:-$repo/build/fstests-out/$sel}")
 if [ ${#kvers[@]} = 0 ]; then
 	for d in /lib/modules/6.*-amd64/build; do
@@ -88,6 +107,21 @@ if [ ${#kvers[@]} = 0 ]; then
 fi
 
 bash "$here/build.sh"
+fsrc=$repo/build/fstests/src
+
+if [ -n "$resume" ]; then
+	ledger=$here/results/$sel-${kvers[0]}-$fss
+	series=$(cut -d. -f1,2 <<<"${kvers[0]}")
+	mkdir -p "$outdir"
+	fsel=$outdir/batch.list
+	python3 "$here/ledger.py" todo "$ledger" "$fsrc" "$fss" "$sel" \
+		"$series" "$here" >"$fsel"
+	echo "fstests: batch of $sel: $(wc -l <"$fsel") tests without a result in $ledger"
+	if [ ! -s "$fsel" ]; then
+		echo "fstests: every test of $sel has a result; nothing to run"
+		exit 0
+	fi
+fi
 
 # wrappers FS... TARGET...: the guest test scripts of those combinations.
 wrappers() {
@@ -151,8 +185,23 @@ cf=--control-failed
 [ "$control" != all ] || cf=
 # shellcheck disable=SC2086 # $cf: one option or none
 python3 "$here/summarize.py" --sel "$sel" --fs "$fss" --out "$outdir" \
-	--known "$here/known-issue10.list" --tarball "$(cat "$repo/build/fstests/src/.tarball.name")" \
-	$cf "${kvers[@]}" || rc=$?
+	--known "$here/known-issue10.list" --tarball "$(cat "$fsrc/.tarball.name")" \
+	${resume:+--batch} $cf "${kvers[@]}" || rc=$?
+if [ -n "$resume" ]; then
+	# The ledger, with this batch's finished tests, as one run.
+	k=${kvers[0]}
+	python3 "$here/ledger.py" merge "$ledger" "$outdir/$k/fstests" "$fss" \
+		"$(cat "$outdir/$k/wall")" "$(git -C "$repo" describe --always --dirty)"
+	rm -rf "$outdir/ledger"
+	python3 "$here/ledger.py" view "$ledger" "$fss" "$outdir/ledger/$k"
+	python3 "$here/ledger.py" todo "$ledger" "$fsrc" "$fss" "$sel" \
+		"$series" "$here" | wc -l >"$outdir/ledger/$k/remaining"
+	python3 "$here/summarize.py" --sel "$sel" --fs "$fss" \
+		--out "$outdir/ledger" --known "$here/known-issue10.list" \
+		--tarball "$(cat "$fsrc/.tarball.name")" $cf "$k" ||
+		echo "fstests: the ledger's verdict is FAILED (see $outdir/ledger/$k/summary.md)"
+	outdir=$outdir/ledger
+fi
 if [ -n "$record" ]; then
 	mkdir -p "$here/results"
 	for k in "${kvers[@]}"; do
