@@ -162,8 +162,9 @@ fstests-deps: deps
 
 # Both kernels side by side, one QEMU each. Not part of check, which is
 # kept under 30 minutes: .ci/run runs it after check.
+# The selection over both targets in full (-C): the control beside it.
 fstests: fstests-deps kbuild-all
-	bash tests/fstests/run.sh -p -s $(FSTESTS_SEL) $(FSTESTS_ARGS)
+	bash tests/fstests/run.sh -p -C -s $(FSTESTS_SEL) $(FSTESTS_ARGS)
 
 # fstests' quick group; dm-linear runs what failed over wbthrottle.
 fstests-quick: fstests-deps kbuild-all
