@@ -8,7 +8,7 @@
 #
 # A test counts against wbthrottle only where it fails over wbthrottle and
 # passes over dm-linear on the same kernel and filesystem. The run fails on
-# such a test (unless it is in known-issue10.list: reported, not counted),
+# such a test (unless it is in known.list: reported, not counted),
 # on a hung task or kernel warning in any guest, and on any combination
 # that did not finish. The last line is "fstests: PASSED" or
 # "fstests: FAILED"; summary.md in the results directory has the tables.
@@ -185,7 +185,7 @@ cf=--control-failed
 [ "$control" != all ] || cf=
 # shellcheck disable=SC2086 # $cf: one option or none
 python3 "$here/summarize.py" --sel "$sel" --fs "$fss" --out "$outdir" \
-	--known "$here/known-issue10.list" --tarball "$(cat "$fsrc/.tarball.name")" \
+	--known "$here/known.list" --tarball "$(cat "$fsrc/.tarball.name")" \
 	${resume:+--batch} $cf "${kvers[@]}" || rc=$?
 if [ -n "$resume" ]; then
 	# The ledger, with this batch's finished tests, as one run.
@@ -197,7 +197,7 @@ if [ -n "$resume" ]; then
 	python3 "$here/ledger.py" todo "$ledger" "$fsrc" "$fss" "$sel" \
 		"$series" "$here" | wc -l >"$outdir/ledger/$k/remaining"
 	python3 "$here/summarize.py" --sel "$sel" --fs "$fss" \
-		--out "$outdir/ledger" --known "$here/known-issue10.list" \
+		--out "$outdir/ledger" --known "$here/known.list" \
 		--tarball "$(cat "$fsrc/.tarball.name")" $cf "$k" ||
 		echo "fstests: the ledger's verdict is FAILED (see $outdir/ledger/$k/summary.md)"
 	outdir=$outdir/ledger

@@ -6,7 +6,7 @@ Reads what tests/fstests/guest-run.sh left in OUT/KVER/fstests/FS-TARGET/
 (results.tsv, kernel.tsv, done) and the harness lines of tests/vm/run.sh
 (OUT/KVER/results, and results.wbthrottle when the control ran in a second
 boot), writes OUT/KVER/summary.md and prints the verdict. Exit status 1 on
-a wbthrottle-only failure not listed in known-issue10.list, on a harness
+a wbthrottle-only failure not listed in known.list, on a harness
 failure (hung task or kernel warning, timeout, a combination that did not
 finish) not explained by a known test, on a missing combination, and on a
 test stopped by ./check's deadline (status "stopped": the run ran out of
@@ -145,7 +145,7 @@ def kernel_report(args, kver, known):
                      "timed out", "left ", "test process"))]
             if ktests and ktests <= known and not other:
                 notes.append("harness FAIL %s (kernel log during %s: known, "
-                             "issue 10)" % (name, ", ".join(sorted(ktests))))
+                             "known.list)" % (name, ", ".join(sorted(ktests))))
                 continue
         bad.append("harness FAIL %s: %s" % (name, why))
     for m in missing:
@@ -202,7 +202,7 @@ def kernel_report(args, kver, known):
              "dm-linear): %s" % (", ".join(
                  "%s %s%s" % (fs, t, " (%s)" % d if d else "")
                  for fs, t, d in wbt_only) or "none"))
-    L.append("- known wbthrottle failures, issue 10 (reported, not "
+    L.append("- known wbthrottle failures (known.list; reported, not "
              "counted): %s" % (", ".join(
                  "%s %s%s" % (fs, t, " (%s)" % d if d else "")
                  for fs, t, d in known_hit) or "none"))
@@ -289,7 +289,7 @@ def kernel_report(args, kver, known):
     for n_ in notes:
         print("[%s] fstests: %s" % (kver, n_))
     for fs, t, d in known_hit:
-        print("[%s] fstests: known (issue 10): %s %s" % (kver, fs, t))
+        print("[%s] fstests: known (known.list): %s %s" % (kver, fs, t))
     return not bad
 
 
