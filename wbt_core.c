@@ -1251,6 +1251,7 @@ struct opt {
 	const char *const *names;	/* OPT_NAME */
 	size_t off;			/* of its unsigned int in wtc_config */
 	const char *err;		/* what the value may be */
+	const char *help;		/* what it does, in a line */
 };
 
 #define CFG(field) offsetof(struct wtc_config, field)
@@ -1259,55 +1260,65 @@ static const struct opt opts[WTC_NR_OPTS] = {
 	[WTC_O_ENABLE] = {
 		.name = "enable", .alias = "enabled", .max = 1, .def = 1,
 		.off = CFG(enabled), .err = "enable takes 0 or 1",
+		.help = "0 lets every bio through",
 	},
 	[WTC_O_WB_PERCENT] = {
 		.name = "wb_percent",
 		.min = 1, .max = WTC_MAX_WB_PERCENT, .def = WTC_DEF_WB_PERCENT,
 		.off = CFG(wb_percent), .err = "wb_percent takes 1 to 1000",
+		.help = "scales the derived depths, 100 = upstream's",
 	},
 	[WTC_O_DEPTH] = {
 		.name = "depth", .type = OPT_AUTO,
 		.min = 1, .max = WTC_MAX_DEPTH, .def = 0, .auto_val = 0,
 		.off = CFG(depth), .err = "depth takes auto or 1 to 65536",
+		.help = "fixed maximum depth instead of the derived one",
 	},
 	[WTC_O_WC_POLICY] = {
 		.name = "wc_policy", .in_status = true, .type = OPT_NAME,
 		.max = WTC_NR_WC_POLICIES - 1, .def = WTC_WC_AUTO,
 		.names = wc_policy_names, .off = CFG(wc_policy),
 		.err = "wc_policy takes auto, drain, delay or off",
+		.help = "release rule with a volatile write cache",
 	},
 	[WTC_O_CACHE_DELAY] = {
 		.name = "cache_delay_us",
 		.max = WTC_MAX_CACHE_DELAY_USEC,
 		.def = WTC_DEF_CACHE_DELAY_USEC, .off = CFG(cache_delay_usec),
 		.err = "cache_delay_us takes 0 to 1000000",
+		.help = "gap between released writes under wc_policy delay",
 	},
 	[WTC_O_LAT] = {
 		.name = "lat_us", .alias = "lat_target_us", .type = OPT_AUTO,
 		.max = WTC_MAX_LAT_USEC, .def = WTC_LAT_AUTO,
 		.auto_val = WTC_LAT_AUTO, .off = CFG(lat_usec),
 		.err = "lat_us takes auto or 0 to 10000000",
+		.help = "read latency target, 0 = no self-tuning",
 	},
 	[WTC_O_LAT_PCT] = {
 		.name = "lat_pct", .in_status = true, .max = 99,
 		.off = CFG(lat_pct),
 		.err = "lat_pct takes 0 (window minimum) to 99",
+		.help = "0 = window minimum, else this percentile of reads",
 	},
 	[WTC_O_PUSH_BACK] = {
 		.name = "push_back", .in_status = true, .max = 1, .def = 1,
 		.off = CFG(push_back),
 		.err = "push_back takes 0 (never make a submitter wait) or 1",
+		.help = "1 lets a writeback submitter wait in the target",
 	},
 	[WTC_O_BACKLOG_KB] = {
 		.name = "backlog_kb", .in_status = true,
 		.max = WTC_MAX_BACKLOG_KB,
 		.def = WTC_DEF_BACKLOG_KB, .off = CFG(backlog_kb),
 		.err = "backlog_kb takes 0 (defer nothing) to 4194304",
+		.help = "bound on writes the target holds, 0 = hold none",
 	},
 	[WTC_O_BACKLOG_MS] = {
 		.name = "backlog_ms", .in_status = true,
 		.min = 1, .max = WTC_MAX_BACKLOG_MS, .def = WTC_DEF_BACKLOG_MS,
 		.off = CFG(backlog_ms), .err = "backlog_ms takes 1 to 60000",
+		.help = "age at which a held write goes regardless",
 	},
 };
 
@@ -1474,6 +1485,20 @@ bool wtc_config_describe(unsigned int i, const char **name, const char **err)
 	*name = opts[i].name;
 	*err = opts[i].err;
 	return true;
+}
+
+/* What option i does, in a line (the command's help); NULL past the last. */
+const char *wtc_config_help(unsigned int i)
+{
+	return i < WTC_NR_OPTS ? opts[i].help : NULL;
+}
+
+/* The name of the option key stands for (itself, or an alias's); or NULL. */
+const char *wtc_config_name(const char *key)
+{
+	const struct opt *o = key ? opt_find(key) : NULL;
+
+	return o ? o->name : NULL;
 }
 
 unsigned int wtc_config_nr_args(const struct wtc_config *cfg)

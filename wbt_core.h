@@ -380,6 +380,8 @@ int wtc_config_set(struct wtc_config *cfg, const char *key, const char *val,
 int wtc_config_format(const struct wtc_config *cfg, char *buf, size_t len);
 unsigned int wtc_config_nr_args(const struct wtc_config *cfg);
 bool wtc_config_describe(unsigned int i, const char **name, const char **err);
+const char *wtc_config_help(unsigned int i);
+const char *wtc_config_name(const char *key);
 int wtc_config_doc(unsigned int i, char *buf, size_t len);
 
 void wtc_init(struct wtc_core *c, const struct wtc_config *cfg);

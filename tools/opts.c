@@ -3,10 +3,10 @@
  * The options of the wbthrottle target and the fields of its status line,
  * as the command knows them.
  *
- * Options: one line each in wbt_opts[]. The ranges are the target's own
- * (wbt_core.c, wtc_config_set()), so a value the kernel would refuse is
- * refused here first, in words; tests/tools checks both agree. A key not in
- * the table goes to the kernel with a warning: a newer module may know it.
+ * Options: the target's own table and parser (wbt_core.c, linked in), so a
+ * value the kernel would refuse is refused here first, in the kernel's
+ * words. A key the table does not know goes to the kernel with a warning:
+ * a newer module may know it.
  *
  * Status: the target prints key=value fields in an append-only order. They
  * are parsed generically; wbt_fields[] only adds a unit and a description,
@@ -19,100 +19,6 @@
 #include "wbt_core.h"
 #include "wbthrottle.h"
 
-struct wbt_option {
-	const char *key;
-	const char *alias;	/* another spelling accepted (status name) */
-	bool num;		/* takes min..max */
-	unsigned int min;
-	unsigned int max;
-	const char *words;	/* words also taken, space-separated */
-	const char *help;
-};
-
-#define NUM(k, a, lo, hi, w, h) { k, a, true, lo, hi, w, h }
-#define WORDS(k, a, w, h) { k, a, false, 0, 0, w, h }
-
-static const struct wbt_option wbt_opts[] = {
-	NUM("enable", "enabled", 0, 1, NULL, "0 lets every bio through"),
-	NUM("wb_percent", NULL, 1, WTC_MAX_WB_PERCENT, NULL,
-	    "scales the derived depths, 100 = upstream's"),
-	NUM("depth", NULL, 1, WTC_MAX_DEPTH, "auto",
-	    "fixed maximum depth instead of the derived one"),
-	WORDS("wc_policy", NULL, "auto drain delay off",
-	      "release rule with a volatile write cache"),
-	NUM("cache_delay_us", NULL, 0, WTC_MAX_CACHE_DELAY_USEC, NULL,
-	    "gap between released writes under wc_policy=delay"),
-	NUM("lat_us", "lat_target_us", 0, WTC_MAX_LAT_USEC, "auto",
-	    "read latency target, 0 = no self-tuning"),
-	NUM("lat_pct", NULL, 0, 99, NULL,
-	    "0 = window minimum, else this percentile of reads"),
-	/* Arriving with the held backlog (WTC_MAX_BACKLOG_KB/_MS there). */
-	NUM("push_back", NULL, 0, 1, NULL,
-	    "1 lets a writeback submitter wait in the target"),
-	NUM("backlog_kb", NULL, 0, 4194304, NULL,
-	    "bound on writes the target holds, 0 = hold none"),
-	NUM("backlog_ms", NULL, 1, 60000, NULL,
-	    "age at which a held write goes regardless"),
-};
-
-static const struct wbt_option *opt_find(const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(wbt_opts); i++) {
-		if (!strcmp(key, wbt_opts[i].key))
-			return &wbt_opts[i];
-		if (wbt_opts[i].alias && !strcmp(key, wbt_opts[i].alias))
-			return &wbt_opts[i];
-	}
-	return NULL;
-}
-
-/* Is val one of the space-separated words? */
-static bool word_in(const char *val, const char *words)
-{
-	size_t n = strlen(val);
-	const char *p = words;
-
-	while (p && *p) {
-		if (!strncmp(p, val, n) && (p[n] == ' ' || !p[n]))
-			return n != 0;
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	return false;
-}
-
-/* The kernel's parse_uint: digits only, no sign, within [min, max]. */
-static bool uint_ok(const char *s, unsigned int min, unsigned int max)
-{
-	unsigned long long v = 0;
-
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		v = v * 10 + (unsigned int)(*s - '0');
-		if (v > max)
-			return false;
-	}
-	return v >= min;
-}
-
-static void opt_range(const struct wbt_option *o, char *err, size_t len)
-{
-	const char *w = o->words ? o->words : "";
-	const char *sep = o->words && o->num ? " or " : "";
-
-	if (o->num)
-		snprintf(err, len, "%s takes %s%s%u to %u", o->key, w, sep,
-			 o->min, o->max);
-	else
-		snprintf(err, len, "%s takes one of: %s", o->key, w);
-}
-
 /*
  * Check key=val before it goes to the kernel. *canon is the key the kernel
  * knows (an alias is translated). WBT_OPT_BAD: err says why.
@@ -120,8 +26,8 @@ static void opt_range(const struct wbt_option *o, char *err, size_t len)
 enum wbt_opt_verdict wbt_opt_check(const char *key, const char *val,
 				   const char **canon, char *err, size_t len)
 {
-	const struct wbt_option *o;
-	const char *c;
+	struct wtc_config cfg;
+	const char *c, *kerr;
 
 	*canon = key;
 	for (c = key; *c; c++) {
@@ -135,8 +41,7 @@ enum wbt_opt_verdict wbt_opt_check(const char *key, const char *val,
 		snprintf(err, len, "empty option name");
 		return WBT_OPT_BAD;
 	}
-	o = opt_find(key);
-	if (!o) {
+	if (!wtc_config_name(key)) {
 		for (c = val; *c; c++)
 			if (*c <= ' ' || *c > '~')
 				break;
@@ -148,11 +53,11 @@ enum wbt_opt_verdict wbt_opt_check(const char *key, const char *val,
 			 key);
 		return WBT_OPT_UNKNOWN;
 	}
-	*canon = o->key;
-	if ((o->words && word_in(val, o->words)) ||
-	    (o->num && uint_ok(val, o->min, o->max)))
+	*canon = wtc_config_name(key);
+	wtc_config_default(&cfg);
+	if (!wtc_config_set(&cfg, key, val, &kerr))
 		return WBT_OPT_OK;
-	opt_range(o, err, len);
+	snprintf(err, len, "%s", kerr);
 	return WBT_OPT_BAD;
 }
 
@@ -173,14 +78,13 @@ int wbt_opt_split(char *arg, char **key, char **val, char *err, size_t len)
 
 void wbt_opt_print_help(void)
 {
-	char range[WBT_ERR_LEN];
-	size_t i;
+	const char *name, *err;
+	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(wbt_opts); i++) {
-		opt_range(&wbt_opts[i], range, sizeof(range));
-		printf("  %-16s %s: %s\n", wbt_opts[i].key, wbt_opts[i].help,
-		       range + strlen(wbt_opts[i].key) + 1);
-	}
+	/* "NAME takes ..." says the values. */
+	for (i = 0; wtc_config_describe(i, &name, &err); i++)
+		printf("  %-16s %s: %s\n", name, wtc_config_help(i),
+		       err + strlen(name) + 1);
 }
 
 /* ---- status fields ------------------------------------------------------ */

@@ -100,7 +100,7 @@ static void test_opts_words(void)
 	      WBT_OPT_BAD && !strcmp(err, "depth takes auto or 1 to 65536"),
 	      "depth 0 says: %s", err);
 	CHECK(wbt_opt_check("wc_policy", "x", &canon, err, sizeof(err)) ==
-	      WBT_OPT_BAD && strstr(err, "auto drain delay off"),
+	      WBT_OPT_BAD && strstr(err, "auto, drain, delay or off"),
 	      "wc_policy says: %s", err);
 	CHECK(wbt_opt_check("max_deferred_kb", "64", &canon, err,
 			    sizeof(err)) == WBT_OPT_UNKNOWN &&
