@@ -1237,8 +1237,9 @@ enum opt_type {
 /*
  * The options, in table-line order: the one place that knows their names,
  * ranges, defaults and how they read and print. The parser, the table line
- * (wtc_config_format), the error texts and the README (checked by the unit
- * tests and `make check`) follow it.
+ * (wtc_config_format), the status's option fields, the error texts, the
+ * wbthrottle command's checks and help, and the README (checked by the
+ * unit tests) follow it; so does unknown_opt below (checked likewise).
  */
 struct opt {
 	const char *name;
