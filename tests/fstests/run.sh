@@ -110,6 +110,8 @@ bash "$here/build.sh"
 fsrc=$repo/build/fstests/src
 
 if [ -n "$resume" ]; then
+	# the tree the module was just built from (make builds it first)
+	rev=$(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)
 	ledger=$here/results/$sel-${kvers[0]}-$fss
 	series=$(cut -d. -f1,2 <<<"${kvers[0]}")
 	mkdir -p "$outdir"
@@ -191,7 +193,7 @@ if [ -n "$resume" ]; then
 	# The ledger, with this batch's finished tests, as one run.
 	k=${kvers[0]}
 	python3 "$here/ledger.py" merge "$ledger" "$outdir/$k/fstests" "$fss" \
-		"$(cat "$outdir/$k/wall")" "$(git -C "$repo" describe --always --dirty)"
+		"$(cat "$outdir/$k/wall")" "$rev"
 	rm -rf "$outdir/ledger"
 	python3 "$here/ledger.py" view "$ledger" "$fss" "$outdir/ledger/$k"
 	python3 "$here/ledger.py" todo "$ledger" "$fsrc" "$fss" "$sel" \
