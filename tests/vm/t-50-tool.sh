@@ -54,7 +54,7 @@ assert_match "$(dmsetup table wt)" " wb_percent 50 depth 8 .*lat_us 5000$" "set 
 # refused before the kernel, in words; the kernel hears nothing
 dmesg_mark
 expect_fail -m "depth takes auto or 1 to 65536" "$wbt" set wt depth=0
-expect_fail -m "wc_policy takes one of: auto drain delay off" "$wbt" set wt wb_percent=60 wc_policy=often
+expect_fail -m "wc_policy takes auto, drain, delay or off" "$wbt" set wt wb_percent=60 wc_policy=often
 expect_fail -m "options are key=value" "$wbt" create wx "$dev" depth
 expect_fail -m "is not a block device" "$wbt" create wx /etc/passwd
 expect_fail -m "wx: no such device" "$wbt" remove wx
