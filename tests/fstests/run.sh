@@ -54,7 +54,7 @@ parallel=
 record=
 outdir=
 resume=
-while getopts k:s:f:CproRh opt; do
+while getopts k:s:f:Cpro:Rh opt; do
 	case $opt in
 	k) kvers+=("$OPTARG") ;;
 	s) sel=$OPTARG ;;
