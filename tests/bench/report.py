@@ -491,7 +491,9 @@ def main():
         md.append("- commit log: `commit-log.py`, 4 KiB pwrite + fsync in a loop over a 16 MB file; "
                   "the latency is that of fsync()")
     if wls & {"randread", "seqread", "fsync"}:
-        md.append("- with writers, the reader or commit log starts once writeback is under way (16 MiB "
+        md.append("- with writers, the reader or commit log is started and set up (its process "
+                  "running, its file open) before the writers start; it begins its I/O once writeback is "
+                  "under way (16 MiB "
                   "written to the disk) and the figures count only the I/O it issued from then until the "
                   "writers' sync ended; rates are over that window, including the time it took to open "
                   "its cold file (for the sequential reader, until it finished its file if sooner); "

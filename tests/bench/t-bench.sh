@@ -217,9 +217,12 @@ writers() {
 }
 
 # The load's processes start when $GO exists: fio and the commit log set
-# themselves up (slow under emulation, and slower with the writers busy)
-# and then wait for it, so they start on cue.
+# themselves up, create $READY and then wait for it, so they start on cue.
+# The writers start only once $READY exists: under emulation, with 16 dd's
+# sharing the CPU, starting Python took longer than the writers' whole
+# writeback, and the commit log's first commit came after it.
 GO=$TEST_TMP/run/go
+READY=$TEST_TMP/run/ready
 
 # fio_bg NAME DIR ARGS...: a fio job in the background with JSON output
 # and a per-I/O completion latency log (Unix-epoch ms timestamps); its I/O
@@ -231,7 +234,7 @@ fio_bg() {
 	fio --name="$name" --output-format=json --output="$dir/$name.json" \
 		--percentile_list=$PCTS --write_lat_log="$dir/$name" \
 		--log_avg_msec=0 --log_unix_epoch=1 \
-		--exec_prerun="sh -c 'while [ ! -e $GO ]; do sleep 0.02; done'" \
+		--exec_prerun="sh -c 'touch $READY; while [ ! -e $GO ]; do sleep 0.02; done'" \
 		"$@" >"$dir/$name.err" 2>&1 &
 	BG_PID=$!
 }
@@ -241,8 +244,15 @@ fio_bg() {
 commit_bg() {
 	log "commit-log.py $MNT/clog &"
 	/usr/bin/python3 "$(dirname "$0")/commit-log.py" "$MNT/clog" \
-		"$1/commit_clat.1.log" "$GO" >"$1/commit.err" 2>&1 &
+		"$1/commit_clat.1.log" "$GO" "$READY" >"$1/commit.err" 2>&1 &
 	BG_PID=$!
+}
+
+# bg_ready DIR: wait until the load of fio_bg or commit_bg is set up and
+# waits for $GO; record when.
+bg_ready() {
+	wait_for 120 test -e "$READY" || die "the load was not ready within 120 s"
+	echo "load_ready=$EPOCHREALTIME" >>"$1/phases.txt"
 }
 
 # go DIR: start the load; record when.
@@ -306,6 +316,7 @@ writers_bg() {
 # moment writeback is under way until the writers are done (written and
 # synced). report.py counts only I/O issued in that window.
 with_writers() {
+	bg_ready "$1"
 	writers_bg "$1"
 	go "$1"
 	bg_started
@@ -343,6 +354,7 @@ wl_writers() {
 wl_reader() {
 	# shellcheck disable=SC2046
 	fio_bg reader "$1" $(reader_fio_args) --time_based --runtime="$BENCH_ALONE_S"
+	bg_ready "$1"
 	go "$1"
 	wait "$BG_PID" || die "fio failed: $(cat "$1/reader.err")"
 }
