@@ -42,7 +42,7 @@ DKMS_SRC ?= /usr/src
 .PHONY: all module clean deps dist-files install uninstall install-dkms uninstall-dkms \
 	tools tools-test initramfs-check version-check deb deb-check unit fuzz style lint \
 	kbuild-all diskmodel-all dkms-check vm-test check demo bench bench-pushback bench-cpu \
-	fstests fstests-deps fstests-quick fstests-quick-batch
+	fstests fstests-deps fstests-quick fstests-quick-batch fstests-selftest
 
 all: module
 
@@ -157,6 +157,11 @@ FSTESTS_SEL ?= ci
 FSTESTS_ARGS = -f "$(FSTESTS_FS)" $(foreach k,$(KVERS),-k $(k)) \
 	$(if $(FSTESTS_RECORD),-r)
 
+# The harness's own verdict logic (results.py, summarize.py, ledger.py),
+# on made-up runs; seconds, no VM.
+fstests-selftest:
+	python3 tests/fstests/selftest.py
+
 fstests-deps: deps
 	sh tests/fstests/install-deps.sh
 
@@ -182,6 +187,7 @@ check: deps
 	$(MAKE) lint
 	$(MAKE) unit
 	$(MAKE) tools-test
+	$(MAKE) fstests-selftest
 	$(MAKE) initramfs-check
 	$(MAKE) fuzz
 	$(MAKE) kbuild-all

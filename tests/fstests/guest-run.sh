@@ -190,11 +190,16 @@ running=$(dmesg_since_mark | sed -n 's/.*run fstests \([^ ]*\) at .*/\1/p' | tai
 # results.tsv from fstests' xunit report (or, if ./check was killed before
 # writing it, from its output); then the kernel log: every hung task or
 # warning goes to the test that was running (./check writes "run fstests
-# TEST at ..." to /dev/kmsg before each test).
+# TEST at ..." to /dev/kmsg before each test), with the first I/O timeout
+# of the lower disk during that test, if there was one.
 python3 "$here/results.py" "$res" "$rc" "$running" "${args[@]}" >"$res/results.tsv"
-dmesg_since_mark | awk -v bad="$FST_KERNEL_BAD" '
+dmesg_since_mark | awk -v bad="$FST_KERNEL_BAD" -v stall="${FST_DEVICE_STALL:-^$}" '
+	function text(s) { sub(/^\[[^]]*\] */, "", s); return s }
 	/run fstests [^ ]+ at / { for (i = 1; i < NF; i++) if ($i == "fstests") t = $(i + 1) }
-	$0 ~ bad && t != "" && !(t in seen) { seen[t] = 1; sub(/^\[[^]]*\] */, ""); print t "\t" $0 }
+	t == "" { next }
+	$0 ~ stall && !(t in dev) { dev[t] = text($0) }
+	$0 ~ bad && !(t in seen) { seen[t] = text($0); order[++n] = t }
+	END { for (i = 1; i <= n; i++) print order[i] "\t" seen[order[i]] "\t" dev[order[i]] }
 ' >"$res/kernel.tsv"
 if [ -s "$res/kernel.tsv" ]; then
 	log "kernel log lines during tests:"

@@ -157,6 +157,9 @@ boot() {
 		printf 'FST_WBT_OPTS=%q\n' "${FSTESTS_WBT_OPTS:-}"
 		# guest.sh's list of kernel lines that fail a test
 		printf 'FST_KERNEL_BAD=%q\n' 'Oops|WARNING:|BUG:|kernel BUG|general protection|blocked for more than|hung_task|Call Trace|UBSAN|KASAN|soft lockup|rcu.*stall|Kernel panic'
+		# a request the lower (emulated) disk did not complete in
+		# time: it had left the target, which can no longer hold it
+		printf 'FST_DEVICE_STALL=%q\n' 'I/O tag [0-9]+ .*timeout|tag#[0-9]+ .*tim(ed|ing) out'
 	} >"$out/fstests.conf"
 	VM_DISK_MB=${VM_DISK_MB:-4096} VM_TEST_TIMEOUT=$tmo \
 		nice -n 10 bash "$repo/tests/vm/run.sh" -k "$kver" -o "$out" \
