@@ -205,6 +205,23 @@ static bool close_io(const struct wtc_core *c, const struct wtc_now *now)
 	return elapsed(now, WTC_READ_ONCE(c->acct.last_other_ns)) < WTC_CLOSE_IO_NSEC;
 }
 
+/* Someone waited for a write (fsync, a journal commit) in the last 100 ms. */
+static bool close_sync(const struct wtc_core *c, const struct wtc_now *now)
+{
+	return elapsed(now, c->acct.last_sync_ns) < WTC_CLOSE_IO_NSEC;
+}
+
+/*
+ * How far a waiting dirtier lifts the gated queues: to max only when
+ * nobody else needs the disk soon. Reads, and tasks waiting for sync
+ * writes (an fsync waits for the writeback its journal commit depends on,
+ * all of it queued on the disk), keep the limits at wb_normal.
+ */
+static bool lift_bounded(const struct wtc_core *c, const struct wtc_now *now)
+{
+	return close_io(c, now) || close_sync(c, now);
+}
+
 unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
 		       const struct wtc_now *now)
 {
@@ -221,21 +238,21 @@ unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
 	}
 	/*
 	 * A dirtier waits: writeback is what it waits for, so lift the
-	 * limits, as upstream does; but with reads around only to wb_normal,
-	 * so that the readers keep most of their protection exactly when the
-	 * flood is at its worst.
+	 * limits, as upstream does; but with reads or sync writes around only
+	 * to wb_normal, so that readers and fsync keep most of their
+	 * protection exactly when the flood is at its worst.
 	 */
 	if (now->dirty_wait)
-		return close_io(c, now) ? c->lim.wb_normal : c->lim.max_depth;
+		return lift_bounded(c, now) ? c->lim.wb_normal : c->lim.max_depth;
 	if (q == WTC_Q_BG || close_io(c, now))
 		return c->lim.wb_background;
 	return c->lim.wb_normal;
 }
 
-/* A dirtier waits and no reads need protecting: every limit lifts. */
+/* A dirtier waits and nobody needs protecting: every limit lifts. */
 static bool full_lift(const struct wtc_core *c, const struct wtc_now *now)
 {
-	return now->dirty_wait && !close_io(c, now);
+	return now->dirty_wait && !lift_bounded(c, now);
 }
 
 /*
@@ -457,6 +474,8 @@ int wtc_map(struct wtc_core *c, enum wtc_kind kind, const struct wtc_io *io,
 		wtc_note_read(c, now->ns);
 	if (q == WTC_Q_NONE)
 		return WTC_NO_GROUP;
+	if (q == WTC_Q_SYNC)
+		c->acct.last_sync_ns = now->ns;
 	if (now->dirty_wait)
 		c->stats.dirty_waits++;
 	if (held_ahead(c, q))

@@ -326,6 +326,7 @@ struct wtc_acct {
 	bool open[WTC_NR_COUNTERS];	/* gate of the gated queues */
 	bool promo_wait[WTC_NR_COUNTERS];	/* a promoted head waits for max */
 	u64 last_other_ns;		/* last read issue or completion (*) */
+	u64 last_sync_ns;		/* last sync write mapped */
 	u64 last_gated_ns;		/* last gated dispatch (delay policy) */
 	unsigned int overtakes;		/* sync writes past held gated ones */
 

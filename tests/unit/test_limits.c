@@ -274,6 +274,33 @@ static void test_limit_dirty_wait_max(void)
 	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
 }
 
+/*
+ * A task waiting for a sync write (fsync, a journal commit) bounds the lift
+ * as a read does: the commit waits for writeback queued on the disk.
+ */
+static void test_limit_dirty_wait_near_sync(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	f.now.dirty_wait = true;
+	CHECK(go(map(&f, WTC_K_SYNC)));
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 8);
+	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
+	CHECK_EQ(limit(&f, WTC_Q_RECLAIM), 16);
+	done(&f, WTC_K_SYNC);
+	f.now.ns += 99 * MS;			/* still recent */
+	CHECK_EQ(limit(&f, WTC_Q_BG), 8);
+	f.now.ns += 1 * MS;			/* 100 ms: the lift is whole */
+	CHECK_EQ(limit(&f, WTC_Q_BG), 16);
+	/* without a waiting dirtier, a sync write changes no limit */
+	f.now.dirty_wait = false;
+	CHECK(go(map(&f, WTC_K_SYNC)));
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+}
+
 static void test_limit_discard_background(void)
 {
 	struct fx f;
@@ -422,6 +449,7 @@ static const struct test tests[] = {
 	T(limit_normal_read_holds_writes),
 	T(limit_direct_write_is_not_a_read),
 	T(limit_dirty_wait_max),
+	T(limit_dirty_wait_near_sync),
 	T(limit_discard_background),
 	T(limit_disabled),
 	T(limit_not_holding),
