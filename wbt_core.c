@@ -205,10 +205,14 @@ static bool close_io(const struct wtc_core *c, const struct wtc_now *now)
 	return elapsed(now, WTC_READ_ONCE(c->acct.last_other_ns)) < WTC_CLOSE_IO_NSEC;
 }
 
-/* Someone waited for a write (fsync, a journal commit) in the last 100 ms. */
+/*
+ * Someone waited for a write (fsync, a journal commit) in the last second:
+ * the window of "a dirtier waited", since an fsync on a flooded disk waits
+ * that long for the writeback ahead of it, with no sync write in between.
+ */
 static bool close_sync(const struct wtc_core *c, const struct wtc_now *now)
 {
-	return elapsed(now, c->acct.last_sync_ns) < WTC_CLOSE_IO_NSEC;
+	return elapsed(now, c->acct.last_sync_ns) < WTC_CLOSE_SYNC_NSEC;
 }
 
 /*

@@ -276,7 +276,8 @@ static void test_limit_dirty_wait_max(void)
 
 /*
  * A task waiting for a sync write (fsync, a journal commit) bounds the lift
- * as a read does: the commit waits for writeback queued on the disk.
+ * as a read does, for a second: the commit waits for writeback queued on
+ * the disk.
  */
 static void test_limit_dirty_wait_near_sync(void)
 {
@@ -290,9 +291,9 @@ static void test_limit_dirty_wait_near_sync(void)
 	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
 	CHECK_EQ(limit(&f, WTC_Q_RECLAIM), 16);
 	done(&f, WTC_K_SYNC);
-	f.now.ns += 99 * MS;			/* still recent */
+	f.now.ns += 999 * MS;			/* still recent */
 	CHECK_EQ(limit(&f, WTC_Q_BG), 8);
-	f.now.ns += 1 * MS;			/* 100 ms: the lift is whole */
+	f.now.ns += 1 * MS;			/* 1 s: the lift is whole */
 	CHECK_EQ(limit(&f, WTC_Q_BG), 16);
 	/* without a waiting dirtier, a sync write changes no limit */
 	f.now.dirty_wait = false;
