@@ -4,10 +4,11 @@
 
     commit-log.py FILE LOG GOFILE [READYFILE]
 
-Opens FILE, creates READYFILE (if given), waits until GOFILE exists, then in a loop writes 4 KiB at the next offset
-of FILE (an existing file; wraps at its end) and fsync()s it, one commit at
-a time, until SIGINT or SIGTERM. Logs one line per commit to LOG, in the
-format of fio's latency logs with Unix-epoch timestamps:
+Opens FILE, creates READYFILE (if given), waits until GOFILE exists, then
+in a loop writes 4 KiB at the next offset of FILE (an existing file; wraps
+at its end) and fsync()s it, one commit at a time, until SIGINT or SIGTERM.
+Logs one line per commit to LOG, in the format of fio's latency logs with
+Unix-epoch timestamps:
 
     <completion time, ms since the epoch>, <fsync ns>, 1, 4096, <write ns>
 
