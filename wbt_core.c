@@ -206,9 +206,9 @@ static bool close_io(const struct wtc_core *c, const struct wtc_now *now)
 }
 
 /*
- * Someone waited for a write (fsync, a journal commit) in the last second:
- * the window of "a dirtier waited", since an fsync on a flooded disk waits
- * that long for the writeback ahead of it, with no sync write in between.
+ * Someone waited for a write (fsync, a journal commit) in the last 3 s:
+ * an ext4 commit on a flooded disk waits 1.5-2 s for ordered data between
+ * its journal writes and its commit block, with no sync write in between.
  */
 static bool close_sync(const struct wtc_core *c, const struct wtc_now *now)
 {
@@ -216,12 +216,13 @@ static bool close_sync(const struct wtc_core *c, const struct wtc_now *now)
 }
 
 /*
- * How far a waiting dirtier lifts the gated queues: to max only when
- * nobody else needs the disk soon. Reads, and tasks waiting for sync
- * writes (an fsync waits for the writeback its journal commit depends on,
- * all of it queued on the disk), keep the limits at wb_normal.
+ * Someone would notice a deep write queue now: a reader (upstream's
+ * close_io), or a task waiting for sync writes (an fsync, a journal commit:
+ * it waits for the writeback ahead of it on the disk). ext4 submits its
+ * writeback without REQ_BACKGROUND, so this is what limits it to
+ * wb_background while an fsync waits.
  */
-static bool lift_bounded(const struct wtc_core *c, const struct wtc_now *now)
+static bool protecting(const struct wtc_core *c, const struct wtc_now *now)
 {
 	return close_io(c, now) || close_sync(c, now);
 }
@@ -247,8 +248,8 @@ unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
 	 * protection exactly when the flood is at its worst.
 	 */
 	if (now->dirty_wait)
-		return lift_bounded(c, now) ? c->lim.wb_normal : c->lim.max_depth;
-	if (q == WTC_Q_BG || close_io(c, now))
+		return protecting(c, now) ? c->lim.wb_normal : c->lim.max_depth;
+	if (q == WTC_Q_BG || protecting(c, now))
 		return c->lim.wb_background;
 	return c->lim.wb_normal;
 }
@@ -256,7 +257,7 @@ unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
 /* A dirtier waits and nobody needs protecting: every limit lifts. */
 static bool full_lift(const struct wtc_core *c, const struct wtc_now *now)
 {
-	return now->dirty_wait && !lift_bounded(c, now);
+	return now->dirty_wait && !protecting(c, now);
 }
 
 /*
@@ -311,7 +312,7 @@ u64 wtc_pace_ns(const struct wtc_core *c)
 static bool pacing(const struct wtc_core *c, const struct wtc_now *now)
 {
 	return wc_rule(c, now) == WTC_WC_DELAY &&
-	       (c->lim.scale_step > 0 || close_io(c, now));
+	       (c->lim.scale_step > 0 || protecting(c, now));
 }
 
 /* Delay policy: nanoseconds until a gated queue may issue again, or 0. */

@@ -145,10 +145,12 @@ enum wtc_wc_policy {
 	WTC_NR_WC_POLICIES
 };
 
+/* "sync writes recently": longer than an fsync waits on a flooded disk */
+#define WTC_CLOSE_SYNC_NSEC	(3ULL * 1000 * 1000 * 1000)
+
 enum {
 	WTC_DEF_DEPTH = 16,			/* max_depth at step 0 */
 	WTC_CLOSE_IO_NSEC = 100 * 1000 * 1000,	/* "reads recently" */
-	WTC_CLOSE_SYNC_NSEC = 1000 * 1000 * 1000,	/* "sync writes recently" */
 	WTC_STAMP_NSEC = 1000 * 1000,		/* its stamp's granularity */
 	WTC_SAMPLE_ALL = 16,			/* reads timed per CPU/window */
 	WTC_SAMPLE_EVERY = 8,			/* then one in this many */

@@ -112,10 +112,10 @@ static void test_weaker_waits_for_stronger(void)
 	CHECK(go(map(&f, WTC_K_SYNC)));
 	CHECK(go(map(&f, WTC_K_RECLAIM)));
 	CHECK(go(map(&f, WTC_K_DISCARD)));
-	/* once the sync write no longer bounds the lift (1 s), the
+	/* once the sync write no longer bounds the lift, the
 	 * dispatcher lets normal go first, then bg
 	 */
-	f.now.ns += 1000 * MS;
+	f.now.ns += WTC_CLOSE_SYNC_NSEC;
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_NORMAL);
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_NORMAL);
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_BG);

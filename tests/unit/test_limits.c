@@ -276,8 +276,8 @@ static void test_limit_dirty_wait_max(void)
 
 /*
  * A task waiting for a sync write (fsync, a journal commit) bounds the lift
- * as a read does, for a second: the commit waits for writeback queued on
- * the disk.
+ * as a read does, for 3 s: the commit waits for writeback queued on the
+ * disk, 1.5-2 s of it on a flooded disk with no sync write in between.
  */
 static void test_limit_dirty_wait_near_sync(void)
 {
@@ -291,15 +291,31 @@ static void test_limit_dirty_wait_near_sync(void)
 	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
 	CHECK_EQ(limit(&f, WTC_Q_RECLAIM), 16);
 	done(&f, WTC_K_SYNC);
-	f.now.ns += 999 * MS;			/* still recent */
+	f.now.ns += 2999 * MS;			/* still recent */
 	CHECK_EQ(limit(&f, WTC_Q_BG), 8);
-	f.now.ns += 1 * MS;			/* 1 s: the lift is whole */
+	f.now.ns += 1 * MS;			/* 3 s: the lift is whole */
 	CHECK_EQ(limit(&f, WTC_Q_BG), 16);
-	/* without a waiting dirtier, a sync write changes no limit */
-	f.now.dirty_wait = false;
-	CHECK(go(map(&f, WTC_K_SYNC)));
+}
+
+/*
+ * Without a waiting dirtier, a sync write protects as a read does: normal
+ * writes (ext4's writeback) get the background limit for 3 s.
+ */
+static void test_limit_normal_near_sync(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
 	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
+	CHECK(go(map(&f, WTC_K_SYNC)));
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
 	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
+	done(&f, WTC_K_SYNC);
+	f.now.ns += 2999 * MS;
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
+	f.now.ns += 1 * MS;
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
 }
 
 static void test_limit_discard_background(void)
@@ -451,6 +467,7 @@ static const struct test tests[] = {
 	T(limit_direct_write_is_not_a_read),
 	T(limit_dirty_wait_max),
 	T(limit_dirty_wait_near_sync),
+	T(limit_normal_near_sync),
 	T(limit_discard_background),
 	T(limit_disabled),
 	T(limit_not_holding),
