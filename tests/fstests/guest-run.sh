@@ -5,11 +5,12 @@
 #
 #	guest-run.sh FSTYP TARGET [LIST]
 #
-# Stacks TARGET (wbthrottle, or linear as the control) on the two QEMU
-# disks: TEST_DEV over the NVMe disk, SCRATCH_DEV and LOGWRITES_DEV over
-# two partitions of the virtio-scsi disk. Then runs fstests' ./check on
-# FSTYP with the selection named in $VM_OUT/fstests.conf (written by
-# tests/fstests/run.sh), or the list LIST of this directory instead. With
+# Stacks TARGET (wbthrottle, or linear as the control) on three
+# partitions of the QEMU virtio-scsi disk: TEST_DEV, SCRATCH_DEV and
+# LOGWRITES_DEV (not the NVMe disk: README.md, "When the emulated disk
+# stalls"). Then runs fstests' ./check on FSTYP with the selection named
+# in $VM_OUT/fstests.conf (written by tests/fstests/run.sh), or the list
+# LIST of this directory instead. With
 # FST_CONTROL=failed, the control (linear) runs only what failed over
 # wbthrottle earlier in this boot, and is skipped if nothing did.
 # Results go to $VM_OUT/fstests/FSTYP-TARGET[-LIST]/: fstests' own files,
@@ -80,19 +81,20 @@ for m in "$fs" dm-flakey dm-log-writes dm-thin-pool dm-snapshot dm-delay \
 	modprobe "$m" 2>/dev/null || log "no module $m"
 done
 
-nvme=$(lower_dev nvme)
 scsi=$(lower_dev scsi)
-# SCRATCH_DEV on the first three quarters of the SCSI disk, LOGWRITES_DEV
-# (the log of dm-log-writes) on the rest; both devices keep their queues.
+# TEST_DEV on the first half of the SCSI disk, SCRATCH_DEV on the next
+# three eighths, LOGWRITES_DEV (the log of dm-log-writes) on the rest;
+# each device keeps its queue.
 size=$(sectors "$scsi")
 run sfdisk -q --wipe always "$scsi" <<EOF
 label: dos
-start=2048, size=$((size * 3 / 4 - 2048)), type=83
-start=$((size * 3 / 4)), type=83
+start=2048, size=$((size / 2 - 2048)), type=83
+start=$((size / 2)), size=$((size * 3 / 8)), type=83
+start=$((size * 7 / 8)), type=83
 EOF
 part=$scsi
 [[ $scsi != *[0-9] ]] || part=${scsi}p
-wait_for 20 test -b "${part}2" || die "no ${part}2 after sfdisk"
+wait_for 20 test -b "${part}3" || die "no ${part}3 after sfdisk"
 
 stack() {
 	local name=$1 dev=$2
@@ -106,9 +108,9 @@ stack() {
 	run ln -sfn "../dm-$(dmsetup info -c --noheadings -o minor "$name")" \
 		"/dev/mapper/$name"
 }
-stack fst-test "$nvme"
-stack fst-scratch "${part}1"
-stack fst-logw "${part}2"
+stack fst-test "${part}1"
+stack fst-scratch "${part}2"
+stack fst-logw "${part}3"
 
 # fstests writes into its own tree (results aside); the host root is
 # read-only here, so run a copy in the guest's tmpfs (once per boot).

@@ -36,7 +36,7 @@ usage: $0 [-k KVER]... [-s SEL] [-f "FS..."] [-C] [-p] [-r] [-o DIR]
            result in the ledger $here/results/SEL-KVER-FS/
            until its deadline (FSTESTS_TEST_TIMEOUT) and adds what
            finished; -r records the ledger's summary as SEL-KVER.md
-Environment: FSTESTS_TARBALL (see build.sh), VM_DISK_MB (default 4096),
+Environment: FSTESTS_TARBALL (see build.sh), VM_DISK_MB (default 8192),
 FSTESTS_TEST_TIMEOUT (seconds per combination; default 2100, ci 1200,
 quick 14400), FSTESTS_VM_TIMEOUT (seconds per boot; default each
 combination's timeout summed plus 600, ci 3000),
@@ -170,7 +170,7 @@ boot() {
 		# time: it had left the target, which can no longer hold it
 		printf 'FST_DEVICE_STALL=%q\n' 'I/O tag [0-9]+ .*timeout|tag#[0-9]+ .*tim(ed|ing) out'
 	} >"$out/fstests.conf"
-	VM_DISK_MB=${VM_DISK_MB:-4096} VM_TEST_TIMEOUT=$tmo \
+	VM_DISK_MB=${VM_DISK_MB:-8192} VM_TEST_TIMEOUT=$tmo \
 		nice -n 10 bash "$repo/tests/vm/run.sh" -k "$kver" -o "$out" \
 		-t "${FSTESTS_VM_TIMEOUT:-${whole:-$((tmo * ${#ws[@]} + 600))}}" \
 		"${ws[@]}" || rc=$?

@@ -179,8 +179,8 @@ def kernel_report(args, kver, known):
     L.append("# fstests `%s` on %s\n" % (args.sel, kver))
     L.append("Recorded %s by `tests/fstests/run.sh`; fstests from `%s`. "
              "Whole run for this kernel (boots included): %s s wall. "
-             "TEST_DEV over the QEMU NVMe disk, SCRATCH_DEV and "
-             "LOGWRITES_DEV over two partitions of the virtio-scsi disk, "
+             "TEST_DEV, SCRATCH_DEV and LOGWRITES_DEV over three "
+             "partitions of the QEMU virtio-scsi disk, "
              "each under a `wbthrottle` device or, as the control, a "
              "`linear` one.%s\n" %
              (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
