@@ -86,7 +86,7 @@ else
 	case ${sel:=ci} in
 	quick) fsel=group:quick tmo=${FSTESTS_TEST_TIMEOUT:-14400} ;;
 	ci)
-		# CI's step: a combination takes 7-9 minutes on a loaded
+		# CI's step: a combination takes 6-9 minutes on a loaded
 		# host; a guest that wedges (an emulated disk that stops)
 		# must end the step well inside CI's 90 minutes, red
 		fsel=ci tmo=${FSTESTS_TEST_TIMEOUT:-1200} whole=3000
