@@ -109,7 +109,7 @@ build_initramfs() {
 	mapfile -t mods < <(printf '%s\n' "${mods[@]}" | awk '!seen[$0]++')
 
 	fp=$({
-		echo "initramfs v1"
+		echo "initramfs v2"
 		sha256sum "$(command -v busybox)" "$here/initramfs-init.sh"
 		for ko in "${mods[@]}"; do stat -c '%n %s %Y' "$ko"; done
 	} | sha256sum)
@@ -120,7 +120,7 @@ build_initramfs() {
 	stage=$(mktemp -d)
 	mkdir -p "$stage"/{bin,dev,proc,newroot,lib/modules}
 	cp "$(command -v busybox)" "$stage/bin/busybox"
-	for a in sh mount mkdir insmod chroot sync poweroff; do
+	for a in sh mount mkdir insmod chroot sync sleep poweroff; do
 		ln -s busybox "$stage/bin/$a"
 	done
 	for ko in "${mods[@]}"; do
