@@ -193,15 +193,22 @@ running=$(dmesg_since_mark | sed -n 's/.*run fstests \([^ ]*\) at .*/\1/p' | tai
 # writing it, from its output); then the kernel log: every hung task or
 # warning goes to the test that was running (./check writes "run fstests
 # TEST at ..." to /dev/kmsg before each test), with the first I/O timeout
-# of the lower disk during that test, if there was one.
+# of the lower disk during that test, if there was one, and the first
+# functions of the first complaint's call trace (what was stuck where).
 python3 "$here/results.py" "$res" "$rc" "$running" "${args[@]}" >"$res/results.tsv"
 dmesg_since_mark | awk -v bad="$FST_KERNEL_BAD" -v stall="${FST_DEVICE_STALL:-^$}" '
 	function text(s) { sub(/^\[[^]]*\] */, "", s); return s }
 	/run fstests [^ ]+ at / { for (i = 1; i < NF; i++) if ($i == "fstests") t = $(i + 1) }
 	t == "" { next }
 	$0 ~ stall && !(t in dev) { dev[t] = text($0) }
-	$0 ~ bad && !(t in seen) { seen[t] = text($0); order[++n] = t }
-	END { for (i = 1; i <= n; i++) print order[i] "\t" seen[order[i]] "\t" dev[order[i]] }
+	cap == t && /<\/TASK>|^\[[^]]*\] *---\[/ { cap = "" }
+	cap == t && intrace && !/\] *\? / && match(text($0), /^[A-Za-z_][A-Za-z0-9_.]*\+0x/) {
+		f = substr(text($0), 1, RLENGTH - 3)
+		if (nf++ < 12) trace[t] = trace[t] (trace[t] == "" ? "" : " < ") f
+	}
+	cap == t && /Call Trace:/ { intrace = 1 }
+	$0 ~ bad && !(t in seen) { seen[t] = text($0); order[++n] = t; cap = t; intrace = 0; nf = 0 }
+	END { for (i = 1; i <= n; i++) { o = order[i]; print o "\t" seen[o] "\t" dev[o] "\t" trace[o] } }
 ' >"$res/kernel.tsv"
 if [ -s "$res/kernel.tsv" ]; then
 	log "kernel log lines during tests:"

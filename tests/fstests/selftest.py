@@ -131,6 +131,35 @@ def test_stall_is_environment():
               "summarize: the disk's timeout is quoted beside the hung task")
 
 
+def test_control_trouble():
+    with tempfile.TemporaryDirectory() as out:
+        hung = "INFO: task fio:99 blocked for more than 30 seconds."
+        combo(out, "xfs", "wbthrottle", [["generic/757", "pass", "30", ""],
+                                         ["generic/001", "fail", "3", "x"]])
+        combo(out, "xfs", "linear", [["generic/757", "stopped", "960", "k"],
+                                     ["generic/001", "notrun", "0", "n"]],
+              kernel=[["generic/757", hung, "", "schedule < io_schedule"]])
+        write(os.path.join(out, KVER, "results"),
+              "FAIL 11-xfs-linear: kernel log\n    " + hung + "\n")
+        rc, text, md = summarize(out)
+        check(rc == 1 and "generic/001" in line_of(md, "- wbthrottle-only"),
+              "summarize: a control in trouble still counts wbthrottle's failures")
+        combo(out, "xfs", "wbthrottle", [["generic/757", "pass", "30", ""],
+                                         ["generic/001", "pass", "3", ""]])
+        rc, text, md = summarize(out)
+        check(rc == 0, "summarize: a hung task or a stop in the control "
+              "alone does not fail the run")
+        ct = line_of(md, "- trouble in the dm-linear control")
+        check("11-xfs-linear" in ct and "generic/757 stopped" in ct,
+              "summarize: ... it is reported as the control's trouble")
+        check("schedule < io_schedule" in md and "io_schedule" in text,
+              "summarize: the hung task's call trace is shown")
+        os.remove(os.path.join(out, KVER, "fstests", "xfs-wbthrottle",
+                               "done"))
+        rc, text, md = summarize(out)
+        check(rc == 1, "summarize: trouble over wbthrottle still fails the run")
+
+
 def test_stopped_batch():
     with tempfile.TemporaryDirectory() as out:
         combo(out, "xfs", "wbthrottle", [["generic/001", "pass", "3", ""],
