@@ -151,6 +151,18 @@ static void wt_now(struct wt_dev *wt, struct wtc_now *now)
 }
 
 /*
+ * The time a tracked write's map and completion decide with: the tick's,
+ * which costs a load, unless the write-cache pace applies. What is held
+ * and what releases it use the fine clock (wt_now()).
+ */
+static void wt_now_tracked(struct wt_dev *wt, struct wtc_now *now)
+{
+	now->ns = wtc_fine_clock(&wt->core) ? ktime_get_ns() :
+		  ktime_get_coarse_ns();
+	now->dirty_wait = wt_dirty_wait(wt);
+}
+
+/*
  * The lower device's depth and cache can change at run time: re-read on
  * every window and on resume. Lock held.
  */
@@ -713,7 +725,7 @@ static int wt_map_tracked(struct wt_dev *wt, struct bio *bio,
 	pb->granted = 0;
 	pb->refused = false;
 	pb->watched = false;
-	wt_now(wt, &now);
+	wt_now_tracked(wt, &now);
 	pb->start_ns = now.ns;
 	wt_bio_io(bio, &io);
 	io.mode = wt_hold_mode(bio);
@@ -724,11 +736,14 @@ static int wt_map_tracked(struct wt_dev *wt, struct bio *bio,
 	if (r == WTC_WAIT || r == WTC_HOLD) {
 		if (r == WTC_WAIT)
 			pb->waiter = current;
+		now.ns = ktime_get_ns();	/* held: its age counts */
+		pb->start_ns = now.ns;
 		list_add_tail(&pb->node, &wt->held[q]);
 		/* Nothing in flight will complete to let it go: look now. */
 		if (wtc_counter_idle(&wt->core, q))
 			wt_release(wt, &now);
 	} else if (r >= 0 && wtc_overtook(&wt->core, q)) {
+		now.ns = ktime_get_ns();
 		wt_release(wt, &now);
 	}
 	spin_unlock_irqrestore(&wt->lock, flags);
@@ -781,11 +796,14 @@ static int wt_end_io(struct dm_target *ti, struct bio *bio,
 	}
 	if (pb->refused)
 		return DM_ENDIO_DONE;
-	wt_now(wt, &now);
+	wt_now_tracked(wt, &now);
 	spin_lock_irqsave(&wt->lock, flags);
-	wtc_sample(&wt->core, pb->kind, now.ns - pb->start_ns);
-	if (wtc_done(&wt->core, pb->kind, pb->grp, &now))
+	wtc_sample(&wt->core, pb->kind,
+		   now.ns > pb->start_ns ? now.ns - pb->start_ns : 0);
+	if (wtc_done(&wt->core, pb->kind, pb->grp, &now)) {
+		now.ns = ktime_get_ns();
 		wt_release(wt, &now);
+	}
 	spin_unlock_irqrestore(&wt->lock, flags);
 	return DM_ENDIO_DONE;
 }

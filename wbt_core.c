@@ -168,6 +168,13 @@ void wtc_update_limits(struct wtc_core *c)
 		c->lim.wb_normal = (max + 1) / 2;
 		c->lim.wb_background = (max + 3) / 4;
 	}
+	/*
+	 * Until a caller sees a change here, it may stamp with the tick's
+	 * clock: the pace then measures one gap from a stamp up to a tick
+	 * old.
+	 */
+	WTC_WRITE_ONCE(c->lim.fine_clock,
+		       c->dev.wc && wtc_wc_policy(c) == WTC_WC_DELAY);
 	/* New limits: let the dispatcher look again. */
 	c->acct.open[WTC_C_WB] = true;
 	c->acct.open[WTC_C_DISCARD] = true;
@@ -271,6 +278,18 @@ enum wtc_wc_policy wtc_wc_policy(const struct wtc_core *c)
 	if (c->cfg.wc_policy != WTC_WC_AUTO)
 		return c->cfg.wc_policy;
 	return c->dev.nonrot ? WTC_WC_DRAIN : WTC_WC_DELAY;
+}
+
+/*
+ * Does the pace of the delay policy apply on this device? Only then do a
+ * tracked write's map and completion need a clock finer than the tick:
+ * every other rule of wtc_map() and wtc_done() works in tens of
+ * milliseconds or more. Lock-free, so that the caller can pick its clock
+ * before it takes the lock; wtc_update_limits() keeps the answer.
+ */
+bool wtc_fine_clock(const struct wtc_core *c)
+{
+	return WTC_READ_ONCE(c->lim.fine_clock);
 }
 
 /* The write cache rule in force for gated queues right now. */

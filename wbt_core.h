@@ -307,7 +307,8 @@ struct wtc_device {
 
 /*
  * What may be in flight: derived by wtc_update_limits() from the device,
- * the options and the scale step, which only the controller moves.
+ * the options and the scale step, which only the controller moves. (*):
+ * also read without the lock.
  */
 struct wtc_limits {
 	int scale_step;
@@ -316,6 +317,7 @@ struct wtc_limits {
 	unsigned int max_depth;
 	unsigned int wb_normal;
 	unsigned int wb_background;
+	bool fine_clock;		/* (*) wtc_fine_clock() */
 };
 
 /* What is in flight and held now; (*): also without the lock. */
@@ -400,6 +402,7 @@ enum wtc_queue wtc_kind_queue(enum wtc_kind kind);
 unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
 		       const struct wtc_now *now);
 u64 wtc_pace_ns(const struct wtc_core *c);
+bool wtc_fine_clock(const struct wtc_core *c);
 
 int wtc_map(struct wtc_core *c, enum wtc_kind kind, const struct wtc_io *io,
 	    const struct wtc_now *now);

@@ -366,6 +366,38 @@ static void test_pace_steps(void)
 	}
 }
 
+/*
+ * The glue stamps tracked writes with the tick's clock unless the pace
+ * can apply: a volatile cache under the delay rule, whichever way that
+ * rule was chosen, and it follows the device and the options as they
+ * change.
+ */
+static void test_fine_clock_only_for_pace(void)
+{
+	struct wtc_config cfg;
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	CHECK(!wtc_fine_clock(&f.c));			/* no cache */
+	DO(setup(&f, 32, true));
+	CHECK(!wtc_fine_clock(&f.c));			/* auto: drain (nonrot) */
+	CHECK(wtc_set_device(&f.c, 32, true, 0, false));
+	CHECK(wtc_fine_clock(&f.c));			/* auto: delay (rot) */
+	CHECK(wtc_set_device(&f.c, 32, false, 0, false));
+	CHECK(!wtc_fine_clock(&f.c));			/* cache turned off */
+	DO(setup_opts(&f, 32, true, "wc_policy", "delay", NULL));
+	CHECK(wtc_fine_clock(&f.c));
+	DO(setup_opts(&f, 32, true, "wc_policy", "off", NULL));
+	CHECK(!wtc_fine_clock(&f.c));
+	DO(setup_paced(&f));
+	CHECK(wtc_fine_clock(&f.c));
+	cfg = *wtc_get_config(&f.c);
+	opt(&cfg, "wc_policy", "drain");
+	CHECK(wtc_fine_clock(&f.c));			/* not applied yet */
+	wtc_set_config(&f.c, &cfg);
+	CHECK(!wtc_fine_clock(&f.c));
+}
+
 /* "auto": pacing on a rotational disk, drain on a non-rotational one. */
 static void test_wc_policy_auto(void)
 {
@@ -758,6 +790,7 @@ static const struct test tests[] = {
 	T(release_wc_delay),
 	T(release_wc_delay_only_near_other_io),
 	T(pace_steps),
+	T(fine_clock_only_for_pace),
 	T(wc_policy_auto),
 	T(release_wc_delay_keeps_limit),
 	T(release_wc_delay_dirty_wait),
