@@ -5,10 +5,12 @@
     cpucost.py RESULTS_DIR
 
 Reads RESULTS_DIR/raw/cpucost/ROUND-WORKLOAD-TARGET-N.json (fio; each
-round runs linear, wbthrottle, wbthrottle, linear) and writes
-RESULTS_DIR/results.md (also printed): per workload, each round's sums over
-dm-linear and wbthrottle, their ratio, and the median ratio against the
-target. Numbers are copied from fio; nothing is adjusted.
+round runs the targets in mirrored order: linear, wbthrottle, blkwbt,
+blkwbt, wbthrottle, linear) and writes RESULTS_DIR/results.md (also
+printed): per workload, each round's sums per target, the ratios to
+dm-linear, and the median ratio of wbthrottle against the target; blkwbt
+(dm-linear over the disk with its own blk-wbt on), where it ran, beside
+it. Numbers are copied from fio; nothing is adjusted.
 """
 
 import json
@@ -49,7 +51,7 @@ def main():
     raw = os.path.join(out, "raw", "cpucost")
     runs = {}
     for name in os.listdir(raw):
-        m = re.match(r"(\d+)-(\w+)-(linear|wbthrottle)-\d+\.json$", name)
+        m = re.match(r"(\d+)-(\w+)-(linear|wbthrottle|blkwbt)-\d+\.json$", name)
         if m:
             key = (int(m.group(1)), m.group(2), m.group(3))
             value, cpu = measure(os.path.join(raw, name), m.group(2))
@@ -57,43 +59,64 @@ def main():
             runs[key] = (old[0] + value, old[1] + [cpu])
     host = kv_file(os.path.join(out, "host.txt"))
     setup = kv_file(os.path.join(raw, "setup.txt"))
+    blk = any(t == "blkwbt" for (_, _, t) in runs)
     lines = ["# CPU cost: dm-linear vs wbthrottle on null_blk", ""]
     lines.append("Kernel %s, git %s (dirty: %s), %s, host CPUs %s, host load "
                  "before/after %s / %s." % (
                      host.get("kver"), host.get("git"), host.get("git_dirty"),
                      host.get("accel"), host.get("host_cpus"),
                      host.get("host_load_before"), host.get("host_load_after")))
-    lines.append("Guest: %s CPUs, %s, scheduler %s, no blk-wbt; %s; %s." % (
-        setup.get("ncpu"), setup.get("lower"), setup.get("scheduler"),
-        setup.get("fio"), setup.get("rounds")))
-    lines.append("Same boot; each round runs linear, wbthrottle, wbthrottle, "
-                 "linear and compares the sums. Emulated (TCG): compare the "
-                 "ratios, not the absolute numbers.")
+    lines.append("Guest: %s CPUs, %s, scheduler %s, no blk-wbt but in "
+                 "blkwbt's runs (%s); %s; %s." % (
+                     setup.get("ncpu"), setup.get("lower"),
+                     setup.get("scheduler"),
+                     kv_file(os.path.join(raw, "blkwbt.txt")).get(
+                         "blkwbt_lat_usec", "-") + " us" if blk else "none",
+                     setup.get("fio"), setup.get("rounds")))
+    lines.append("Same boot; each round runs the targets in mirrored order "
+                 "(%s, then back) and compares the sums of each target's two "
+                 "runs. Emulated (TCG): compare the ratios, not the absolute "
+                 "numbers." % setup.get("targets", "linear wbthrottle"))
     lines.append("")
-    lines.append("| workload | unit | median ratio | target | rounds: linear / wbthrottle, sums of two runs (ratio) | sys CPU % linear / wbthrottle (median) |")
-    lines.append("|---|---|---:|---:|---|---|")
+    lines.append("| workload | unit | median wbthrottle / linear | target | "
+                 "median blkwbt / linear | rounds: linear / wbthrottle%s, "
+                 "sums of two runs (ratios) | sys CPU %% linear / "
+                 "wbthrottle%s (median) |" % ((" / blkwbt",) * 2 if blk else ("", "")))
+    lines.append("|---|---|---:|---:|---:|---|---|")
     met = True
     for w, what, unit, target in WORKLOADS:
         rounds = sorted({r for (r, ww, _) in runs if ww == w})
-        ratios, cells, cpu_l, cpu_w = [], [], [], []
+        ratios, bratios, cells = [], [], []
+        cpu = {"linear": [], "wbthrottle": [], "blkwbt": []}
         for r in rounds:
             lin = runs.get((r, w, "linear"))
             wbt = runs.get((r, w, "wbthrottle"))
+            bw = runs.get((r, w, "blkwbt"))
             if not lin or not wbt or not lin[0]:
                 continue
             ratios.append(wbt[0] / lin[0])
-            cpu_l.extend(lin[1])
-            cpu_w.extend(wbt[1])
-            cells.append("%.0f / %.0f (%.2f)" % (lin[0], wbt[0], wbt[0] / lin[0]))
+            cpu["linear"].extend(lin[1])
+            cpu["wbthrottle"].extend(wbt[1])
+            if bw:
+                bratios.append(bw[0] / lin[0])
+                cpu["blkwbt"].extend(bw[1])
+                cells.append("%.0f / %.0f / %.0f (%.2f, %.2f)" % (
+                    lin[0], wbt[0], bw[0], wbt[0] / lin[0], bw[0] / lin[0]))
+            else:
+                cells.append("%.0f / %.0f (%.2f)" % (lin[0], wbt[0],
+                                                     wbt[0] / lin[0]))
         if not ratios:
-            lines.append("| %s | %s | no data | %.2f | | |" % (w, unit, target))
+            lines.append("| %s | %s | no data | %.2f | | | |" % (w, unit, target))
             met = False
             continue
         med = statistics.median(ratios)
         met = met and med >= target
-        lines.append("| %s: %s | %s | **%.3f** | %.2f | %s | %.1f / %.1f |" % (
-            w, what, unit, med, target, "; ".join(cells),
-            statistics.median(cpu_l), statistics.median(cpu_w)))
+        cpus = " / ".join("%.1f" % statistics.median(cpu[t])
+                          for t in ("linear", "wbthrottle", "blkwbt") if cpu[t])
+        lines.append("| %s: %s | %s | **%.3f** | %.2f | %s | %s | %s |" % (
+            w, what, unit, med, target,
+            "%.3f" % statistics.median(bratios) if bratios else "-",
+            "; ".join(cells), cpus))
     lines.append("")
     lines.append("Targets %s." % ("met" if met else "not all met"))
     status = os.path.join(raw, "status-wbthrottle.txt")

@@ -9,7 +9,9 @@
 # the median. Environment: KVER, OUT (results directory, default
 # build/bench/cpu-<kver>-<date>), ROUNDS (default 5), RUNTIME (seconds per
 # fio run, default 5), SEQ_MB (buffered write size, default 768),
-# WORKLOADS (default "randread randwrite seqwrite").
+# WORKLOADS (default "randread randwrite seqwrite"), TARGETS (default
+# "linear wbthrottle blkwbt": blkwbt is dm-linear over the disk with its
+# own blk-wbt on).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib-bench.sh"
@@ -24,6 +26,7 @@ mkdir -p "$out"
 	echo "CPU_RUNTIME=${RUNTIME:-5}"
 	echo "CPU_SEQ_MB=${SEQ_MB:-768}"
 	echo "CPU_WORKLOADS=\"${WORKLOADS:-randread randwrite seqwrite}\""
+	echo "CPU_TARGETS=\"${TARGETS:-linear wbthrottle blkwbt}\""
 } >"$out/bench.conf"
 
 echo "bench-cpu: $kver, results in $out"

@@ -10,19 +10,25 @@
 #   seqwrite   buffered sequential writes through the page cache (1 MiB
 #              writes, end_fsync): writeback, counted by the throttle
 #
-# Each round runs every workload over both targets in ABBA order (linear,
-# wbthrottle, wbthrottle, linear), so that drift in the host counts against
-# both; one unrecorded warm-up run of each comes first (the emulator
-# translates the code paths on first use). Raw fio JSON goes to
-# $VM_OUT/raw/cpucost/ROUND-WORKLOAD-TARGET-N.json; the host makes the table
-# (tests/bench/cpucost.py). Parameters in $VM_OUT/bench.conf:
-# CPU_ROUNDS, CPU_RUNTIME (seconds per fio run), CPU_SEQ_MB, CPU_WORKLOADS.
+# A third target, blkwbt, is dm-linear with the null_blk disk's own blk-wbt
+# on (its default latency target) for that run only: what upstream's
+# throttle costs on the same disk, policy and path together, beside ours.
+#
+# Each round runs every workload over the targets in mirrored order
+# (linear, wbthrottle, blkwbt, blkwbt, wbthrottle, linear), so that drift
+# in the host counts against each; one unrecorded warm-up run of each
+# comes first (the emulator translates the code paths on first use). Raw
+# fio JSON goes to $VM_OUT/raw/cpucost/ROUND-WORKLOAD-TARGET-N.json; the
+# host makes the table (tests/bench/cpucost.py). Parameters in
+# $VM_OUT/bench.conf: CPU_ROUNDS, CPU_RUNTIME (seconds per fio run),
+# CPU_SEQ_MB, CPU_WORKLOADS, CPU_TARGETS.
 # vm-timeout: 3000
 . "$(dirname "$0")/../vm/lib.sh"
 
 # shellcheck source=/dev/null
 . "$VM_OUT/bench.conf"
 
+CPU_TARGETS=${CPU_TARGETS:-linear wbthrottle}
 RAW=$VM_OUT/raw/cpucost
 LOWER=/dev/nullb0
 NCPU=$(nproc)
@@ -44,7 +50,7 @@ run modprobe null_blk nr_devices=1 queue_mode=2 irqmode=0 \
 	hw_queue_depth=256 submit_queues="$NCPU" gb=8
 wait_for 10 test -b $LOWER || die "no $LOWER"
 sysfs_write /sys/block/nullb0/queue/scheduler none
-# No blk-wbt below: the comparison is of the two DM targets alone.
+# No blk-wbt below but in the blkwbt target's runs (blk_wbt below).
 sysfs_write /sys/block/nullb0/queue/wbt_lat_usec 0
 sz=$(sectors $LOWER)
 dm_create cpu-linear "0 $sz linear $LOWER 0"
@@ -57,11 +63,25 @@ dm_create cpu-wbthrottle "0 $sz wbthrottle $LOWER"
 	echo "fio=$(fio --version)"
 	echo "rounds=$CPU_ROUNDS runtime_s=$CPU_RUNTIME seq_mb=$CPU_SEQ_MB"
 	echo "table.wbthrottle=$(dmsetup table cpu-wbthrottle)"
+	echo "targets=$CPU_TARGETS"
 } >"$RAW/setup.txt"
+
+# blk_wbt on|off: null_blk's own blk-wbt, for the blkwbt target's runs.
+blk_wbt() {
+	local f=/sys/block/nullb0/queue/wbt_lat_usec
+	if [ "$1" = on ]; then
+		sysfs_write $f -1	# the kernel's default for this disk
+		[ "$(cat $f)" != 0 ] || die "blk-wbt did not turn on"
+		echo "blkwbt_lat_usec=$(cat $f)" >"$RAW/blkwbt.txt"
+	else
+		sysfs_write $f 0
+	fi
+}
 
 # fio_run WORKLOAD TARGET OUTPUT
 fio_run() {
-	local w=$1 t=$2 dev=/dev/mapper/cpu-$2 args
+	local w=$1 t=$2 dev=/dev/mapper/cpu-$2 args rc=0
+	[ "$t" != blkwbt ] || dev=/dev/mapper/cpu-linear
 	case $w in
 	randread | randwrite)
 		args=(--rw="$w" --bs=4k --direct=1 --ioengine=libaio
@@ -78,10 +98,13 @@ fio_run() {
 	esac
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	[ "$t" != blkwbt ] || blk_wbt on
 	# A run takes seconds; one that hangs shows its tasks and dies.
-	if ! run timeout 300 fio --name="$w" --filename="$dev" \
+	run timeout 300 fio --name="$w" --filename="$dev" \
 		--group_reporting --output-format=json --output="$3" \
-		"${args[@]}" >/dev/null; then
+		"${args[@]}" >/dev/null || rc=$?
+	[ "$t" != blkwbt ] || blk_wbt off
+	if [ "$rc" != 0 ]; then
 		echo w >/proc/sysrq-trigger
 		echo l >/proc/sysrq-trigger
 		run dmsetup status "cpu-$t"
@@ -89,8 +112,11 @@ fio_run() {
 	fi
 }
 
+read -ra targets <<<"$CPU_TARGETS"
+order=("${targets[@]}")
+for ((i = ${#targets[@]} - 1; i >= 0; i--)); do order+=("${targets[i]}"); done
 for w in $CPU_WORKLOADS; do
-	for t in linear wbthrottle; do
+	for t in "${targets[@]}"; do
 		log "warm-up: $w over $t"
 		fio_run "$w" "$t" "$TEST_TMP/warmup.json"
 	done
@@ -98,7 +124,7 @@ done
 for r in $(seq 1 "$CPU_ROUNDS"); do
 	for w in $CPU_WORKLOADS; do
 		n=0
-		for t in linear wbthrottle wbthrottle linear; do
+		for t in "${order[@]}"; do
 			n=$((n + 1))
 			log "round $r: $w over $t"
 			fio_run "$w" "$t" "$RAW/$r-$w-$t-$n.json"
