@@ -13,7 +13,7 @@ SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 
 stamp=/var/lib/dm-wbthrottle-deps.stamp
-want_stamp="v6"
+want_stamp="v7"
 
 # Newest 6.12 flavour for which both linux-image and linux-headers exist.
 pick_612() {
@@ -39,7 +39,7 @@ have_all() {
 	[ -f /usr/share/perl5/Debian/Debhelper/Sequence/dkms.pm ] || return 1
 	for c in qemu-system-x86_64 busybox dmsetup fio mkfs.xfs mkfs.ext4 \
 		 dkms sparse cpio xz gnuplot clang pkg-config dh fakeroot \
-		 dpkg-buildpackage trace-cmd shellcheck pyflakes3; do
+		 dpkg-buildpackage trace-cmd perf shellcheck pyflakes3; do
 		command -v "$c" >/dev/null 2>&1 || return 1
 	done
 }
@@ -69,7 +69,7 @@ $SUDO apt-get install -y -q --no-install-recommends \
 	linux-image-amd64 linux-headers-amd64 \
 	"linux-image-$k612" "linux-headers-$k612" \
 	qemu-system-x86 busybox-static \
-	dmsetup fio xfsprogs e2fsprogs util-linux procps trace-cmd \
+	dmsetup fio xfsprogs e2fsprogs util-linux procps trace-cmd linux-perf \
 	dkms sparse gnuplot-nox clang python3 git \
 	libdevmapper-dev pkg-config debhelper dh-dkms dpkg-dev fakeroot lintian \
 	shellcheck python3-pyflakes pyflakes3

@@ -11,7 +11,7 @@
 # fio run, default 5), SEQ_MB (buffered write size, default 768),
 # WORKLOADS (default "randread randwrite seqwrite"), TARGETS (default
 # "linear wbthrottle blkwbt": blkwbt is dm-linear over the disk with its
-# own blk-wbt on).
+# own blk-wbt on), PERF (1: profile one more buffered write per target).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib-bench.sh"
@@ -27,6 +27,7 @@ mkdir -p "$out"
 	echo "CPU_SEQ_MB=${SEQ_MB:-768}"
 	echo "CPU_WORKLOADS=\"${WORKLOADS:-randread randwrite seqwrite}\""
 	echo "CPU_TARGETS=\"${TARGETS:-linear wbthrottle blkwbt}\""
+	echo "CPU_PERF=${PERF:-0}"
 } >"$out/bench.conf"
 
 echo "bench-cpu: $kver, results in $out"

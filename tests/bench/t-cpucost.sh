@@ -21,7 +21,8 @@
 # fio JSON goes to $VM_OUT/raw/cpucost/ROUND-WORKLOAD-TARGET-N.json; the
 # host makes the table (tests/bench/cpucost.py). Parameters in
 # $VM_OUT/bench.conf: CPU_ROUNDS, CPU_RUNTIME (seconds per fio run),
-# CPU_SEQ_MB, CPU_WORKLOADS, CPU_TARGETS.
+# CPU_SEQ_MB, CPU_WORKLOADS, CPU_TARGETS, CPU_PERF (1: profile one more
+# buffered write per target with perf, raw/cpucost/perf-TARGET-*.txt).
 # vm-timeout: 3000
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -78,9 +79,11 @@ blk_wbt() {
 	fi
 }
 
-# fio_run WORKLOAD TARGET OUTPUT
+# fio_run WORKLOAD TARGET OUTPUT [PROFILE]: PROFILE, a perf.data file to
+# record the whole guest into (cpu-clock samples with call chains).
 fio_run() {
-	local w=$1 t=$2 dev=/dev/mapper/cpu-$2 args rc=0
+	local w=$1 t=$2 dev=/dev/mapper/cpu-$2 args rc=0 wrap=()
+	[ -z "${4:-}" ] || wrap=(perf record -q -a -g -F 499 -o "$4" --)
 	[ "$t" != blkwbt ] || dev=/dev/mapper/cpu-linear
 	case $w in
 	randread | randwrite)
@@ -100,7 +103,7 @@ fio_run() {
 	echo 3 >/proc/sys/vm/drop_caches
 	[ "$t" != blkwbt ] || blk_wbt on
 	# A run takes seconds; one that hangs shows its tasks and dies.
-	run timeout 300 fio --name="$w" --filename="$dev" \
+	run "${wrap[@]}" timeout 300 fio --name="$w" --filename="$dev" \
 		--group_reporting --output-format=json --output="$3" \
 		"${args[@]}" >/dev/null || rc=$?
 	[ "$t" != blkwbt ] || blk_wbt off
@@ -131,6 +134,20 @@ for r in $(seq 1 "$CPU_ROUNDS"); do
 		done
 	done
 done
+
+# CPU_PERF=1: one more buffered write per target under perf, and where
+# its samples went: by function alone (self) and with callees (children).
+if [ "${CPU_PERF:-0}" = 1 ]; then
+	for t in "${targets[@]}"; do
+		log "profile: seqwrite over $t"
+		fio_run seqwrite "$t" "$TEST_TMP/perf-$t.json" "$TEST_TMP/perf-$t.data"
+		for m in self children; do
+			perf report -i "$TEST_TMP/perf-$t.data" --stdio --sort sym \
+				-g none --percent-limit 0.3 --"${m/self/no-children}" \
+				>"$RAW/perf-$t-$m.txt" 2>/dev/null
+		done
+	done
+fi
 
 # What the throttle saw: every bio went through it.
 run dmsetup status cpu-wbthrottle >"$RAW/status-wbthrottle.txt"
