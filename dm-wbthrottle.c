@@ -54,10 +54,11 @@ enum {
 	WT_STATUS_LEN = 2048,
 };
 
-/* Per CPU: what bios that are never held leave behind. */
+/* Per CPU: what bios that take no lock leave behind. */
 struct wt_pcpu {
 	u64 kind[WTC_NR_KINDS];		/* bios seen (this_cpu_inc()) */
-	u64 writes_done;		/* O_DIRECT writes completed */
+	u64 writes_done;		/* writes completed without the lock */
+	u64 merged;			/* writes that joined without it */
 	unsigned int reads;		/* reads seen: which ones to time */
 	spinlock_t lock;		/* timed; wt_fold() */
 	struct wtc_shard timed;		/* latencies of the timed reads */
@@ -74,6 +75,7 @@ struct wt_dev {
 	struct wt_pcpu __percpu *pcpu;
 	u64 kind_folded[WTC_NR_KINDS];	/* sums of pcpu->kind at the last fold */
 	u64 writes_folded;		/* ... of pcpu->writes_done */
+	u64 merged_folded;		/* ... of pcpu->merged */
 	struct wtc_shard fold;		/* what the fold adds to the core */
 	struct list_head held[WTC_NR_QUEUES];	/* struct wt_bio, FIFO */
 	struct bio_list ready[WTC_NR_QUEUES];	/* deferred, let go */
@@ -385,7 +387,7 @@ static void wt_fold(struct wt_dev *wt)
 {
 	struct wtc_shard *d = &wt->fold;
 	struct wt_pcpu *pc;
-	u64 writes = 0, sum;
+	u64 writes = 0, merged = 0, sum;
 	int cpu, k;
 
 	lockdep_assert_held(&wt->lock);
@@ -395,6 +397,7 @@ static void wt_fold(struct wt_dev *wt)
 		for (k = 0; k < WTC_NR_KINDS; k++)
 			d->kind[k] += READ_ONCE(pc->kind[k]);
 		writes += READ_ONCE(pc->writes_done);
+		merged += READ_ONCE(pc->merged);
 		spin_lock(&pc->lock);
 		wtc_fold(&wt->core, &pc->timed);
 		spin_unlock(&pc->lock);
@@ -406,6 +409,8 @@ static void wt_fold(struct wt_dev *wt)
 	}
 	d->win.nr_write = writes - wt->writes_folded;
 	wt->writes_folded = writes;
+	d->merged = merged - wt->merged_folded;
+	wt->merged_folded = merged;
 	wtc_fold(&wt->core, d);
 }
 
@@ -712,6 +717,25 @@ static void wt_end_untracked(struct wt_dev *wt, struct wt_bio *pb)
 	local_irq_restore(flags);
 }
 
+/*
+ * Most writeback continues the request in flight before it (a raw block
+ * device's page cache writes 4 KiB bios): such a write joins it with no
+ * lock, no clock and no slot, counted on this CPU.
+ */
+static bool wt_map_join(struct wt_dev *wt, struct wt_bio *pb, enum wtc_queue q,
+			const struct wtc_io *io)
+{
+	unsigned int grp;
+
+	if (!wtc_join(&wt->core, q, io, &grp))
+		return false;
+	pb->grp = grp;
+	pb->start_ns = 0;
+	this_cpu_inc(wt->pcpu->kind[pb->kind]);
+	this_cpu_inc(wt->pcpu->merged);
+	return true;
+}
+
 /* A tracked write: it goes, waits in its submitter, is deferred or refused. */
 static int wt_map_tracked(struct wt_dev *wt, struct bio *bio,
 			  struct wt_bio *pb, enum wtc_queue q)
@@ -725,9 +749,11 @@ static int wt_map_tracked(struct wt_dev *wt, struct bio *bio,
 	pb->granted = 0;
 	pb->refused = false;
 	pb->watched = false;
+	wt_bio_io(bio, &io);
+	if (wt_map_join(wt, pb, q, &io))
+		return DM_MAPIO_REMAPPED;
 	wt_now_tracked(wt, &now);
 	pb->start_ns = now.ns;
-	wt_bio_io(bio, &io);
 	io.mode = wt_hold_mode(bio);
 
 	spin_lock_irqsave(&wt->lock, flags);
@@ -796,11 +822,15 @@ static int wt_end_io(struct dm_target *ti, struct bio *bio,
 	}
 	if (pb->refused)
 		return DM_ENDIO_DONE;
+	/* Not the last bio of its request: no slot to give back. */
+	if (!wtc_put(&wt->core, pb->grp)) {
+		this_cpu_inc(wt->pcpu->writes_done);
+		return DM_ENDIO_DONE;
+	}
 	wt_now_tracked(wt, &now);
 	spin_lock_irqsave(&wt->lock, flags);
-	wtc_sample(&wt->core, pb->kind,
-		   now.ns > pb->start_ns ? now.ns - pb->start_ns : 0);
-	if (wtc_done(&wt->core, pb->kind, pb->grp, &now)) {
+	wtc_sample(&wt->core, pb->kind, 0);	/* a write: counted, not timed */
+	if (wtc_done_last(&wt->core, pb->kind, pb->grp, &now)) {
 		now.ns = ktime_get_ns();
 		wt_release(wt, &now);
 	}

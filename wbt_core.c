@@ -367,28 +367,90 @@ static void take_slot(struct wtc_core *c, enum wtc_queue q,
 		c->acct.overtakes++;
 }
 
-/* Does this write continue the open group of its queue? */
-static bool can_merge(const struct wtc_core *c, enum wtc_queue q,
-		      const struct wtc_io *io)
-{
-	unsigned int g = c->acct.open_grp[q];
+/*
+ * A queue's open group is one word, so that a write joins it with one
+ * compare-and-exchange and no lock: the group (10 bits), its sectors so
+ * far (16), the sector it ends at (38, 128 TiB). A write beyond that, or
+ * one that would make the group larger, starts a request of its own:
+ * counting one request too many is safe, one too few is not.
+ */
+#define CUR_END_BITS	38
+#define CUR_SECT_BITS	16
+#define CUR_END_MAX	((1ULL << CUR_END_BITS) - 1)
+#define CUR_SECT_MAX	((1U << CUR_SECT_BITS) - 1)
 
-	return io && io->sectors && g != WTC_NO_GROUP && c->acct.grp_refs[g] &&
-	       c->acct.grp_refs[g] < 0xffff &&
-	       io->sector == c->acct.open_end[q] &&
-	       c->acct.open_sectors[q] + io->sectors <= c->dev.max_merge_sectors;
+static u64 cur_pack(unsigned int g, unsigned int sectors, u64 end)
+{
+	return (u64)g << (CUR_END_BITS + CUR_SECT_BITS) |
+	       (u64)sectors << CUR_END_BITS | end;
 }
 
-static unsigned int join_group(struct wtc_core *c, enum wtc_queue q,
-			       const struct wtc_io *io)
+static unsigned int cur_grp(u64 cur)
 {
-	unsigned int g = c->acct.open_grp[q];
+	return cur >> (CUR_END_BITS + CUR_SECT_BITS);
+}
 
-	c->acct.grp_refs[g]++;
-	c->acct.open_end[q] += io->sectors;
-	c->acct.open_sectors[q] += io->sectors;
-	c->stats.merged++;
-	return g;
+static unsigned int cur_sectors(u64 cur)
+{
+	return (cur >> CUR_END_BITS) & CUR_SECT_MAX;
+}
+
+static u64 cur_end(u64 cur)
+{
+	return cur & CUR_END_MAX;
+}
+
+/* The open group of q after adding io to one of n sectors; 0: cannot. */
+static u64 cur_next(const struct wtc_core *c, unsigned int g, unsigned int n,
+		    const struct wtc_io *io)
+{
+	u64 end = io->sector + io->sectors;
+	unsigned int max = c->dev.max_merge_sectors;
+
+	if (max > CUR_SECT_MAX)
+		max = CUR_SECT_MAX;
+	/* n > max: the lower queue's requests shrank since the group began. */
+	if (!io->sectors || n > max || io->sectors > max - n || end > CUR_END_MAX)
+		return 0;
+	return cur_pack(g, n + io->sectors, end);
+}
+
+/*
+ * Does io continue the open group of queue q (contiguous, the group still
+ * in flight, not too large)? Then it joins: *grp is the group, no slot is
+ * taken. Lock-free; the caller checks that nothing is held ahead. Between
+ * the exchange and the reference the group can complete, its id be reused
+ * for another request, and io count in that one: one request too many in
+ * flight until it completes, never a slot lost or freed twice.
+ */
+static bool try_join(struct wtc_core *c, enum wtc_queue q,
+		     const struct wtc_io *io, unsigned int *grp)
+{
+	u64 cur = WTC_READ_ONCE(c->acct.cursor[q]);
+	unsigned int g = cur_grp(cur);
+	u64 next;
+
+	if (!cur || !io || io->sector != cur_end(cur))
+		return false;
+	next = cur_next(c, g, cur_sectors(cur), io);
+	if (!next || wtc_cmpxchg64(&c->acct.cursor[q], cur, next) != cur)
+		return false;
+	if (!wtc_atomic_inc_not_zero(&c->acct.grp_refs[g]))
+		return false;	/* completed meanwhile: a request of its own */
+	*grp = g;
+	return true;
+}
+
+/* Would io join the open group of q now (wtc_dispatch(): it goes)? */
+static bool joinable(const struct wtc_core *c, enum wtc_queue q,
+		     const struct wtc_io *io)
+{
+	u64 cur = WTC_READ_ONCE(c->acct.cursor[q]);
+	unsigned int g = cur_grp(cur);
+
+	return cur && io->sector == cur_end(cur) &&
+	       cur_next(c, g, cur_sectors(cur), io) &&
+	       wtc_atomic_read(&c->acct.grp_refs[g]) > 0;
 }
 
 /* Take a slot for a new request; returns its group, if it can have one. */
@@ -398,30 +460,26 @@ static unsigned int new_group(struct wtc_core *c, enum wtc_queue q,
 	unsigned int g;
 
 	take_slot(c, q, now);
-	c->acct.open_grp[q] = WTC_NO_GROUP;
+	WTC_WRITE_ONCE(c->acct.cursor[q], 0);
 	if (!io || !io->sectors || q == WTC_Q_DISCARD || !c->acct.grp_nfree)
 		return WTC_NO_GROUP;
 	g = c->acct.grp_free[--c->acct.grp_nfree];
-	c->acct.grp_refs[g] = 1;
-	c->acct.open_grp[q] = g;
-	c->acct.open_end[q] = io->sector + io->sectors;
-	c->acct.open_sectors[q] = io->sectors;
+	wtc_atomic_set(&c->acct.grp_refs[g], 1);
+	c->acct.grp_q[g] = q;
+	WTC_WRITE_ONCE(c->acct.cursor[q], cur_next(c, g, 0, io));
 	return g;
 }
 
-/* A bio of group g completed; true if that was the group's last bio. */
-static bool leave_group(struct wtc_core *c, enum wtc_queue q, unsigned int g)
+/* Group g's last bio completed: free it, close it if open. */
+static void free_group(struct wtc_core *c, unsigned int g)
 {
-	if (g == WTC_NO_GROUP)
-		return true;
-	if (g >= WTC_NR_GROUPS || !c->acct.grp_refs[g])
-		return false;	/* not ours: never release a slot twice */
-	if (--c->acct.grp_refs[g])
-		return false;
+	enum wtc_queue q = c->acct.grp_q[g];
+	u64 cur = WTC_READ_ONCE(c->acct.cursor[q]);
+
 	c->acct.grp_free[c->acct.grp_nfree++] = g;
-	if (c->acct.open_grp[q] == g)
-		c->acct.open_grp[q] = WTC_NO_GROUP;
-	return true;
+	/* Only the lock holder moves the cursor to another group. */
+	if (cur && cur_grp(cur) == g)
+		WTC_WRITE_ONCE(c->acct.cursor[q], 0);
 }
 
 /* Is anything of this or a stronger queue on the same counter held? */
@@ -491,6 +549,7 @@ int wtc_map(struct wtc_core *c, enum wtc_kind kind, const struct wtc_io *io,
 	    const struct wtc_now *now)
 {
 	enum wtc_queue q = wtc_kind_queue(kind);
+	unsigned int g;
 
 	if (kind < WTC_NR_KINDS)
 		c->stats.kind[kind]++;
@@ -504,8 +563,10 @@ int wtc_map(struct wtc_core *c, enum wtc_kind kind, const struct wtc_io *io,
 		c->stats.dirty_waits++;
 	if (held_ahead(c, q))
 		return hold(c, q, io, now);
-	if (can_merge(c, q, io))
-		return join_group(c, q, io);
+	if (try_join(c, q, io, &g)) {
+		c->stats.merged++;
+		return g;
+	}
 	if (under_limit(c, q, now) && !delay_left(c, q, now))
 		return new_group(c, q, io, now);
 	return hold(c, q, io, now);
@@ -604,8 +665,8 @@ static int take_head(struct wtc_core *c, enum wtc_queue q,
 	}
 	if (h->since_ns)
 		wtc_note_held(c, head_age(h, now), h->deferred);
-	if (can_merge(c, q, h))
-		*grp = join_group(c, q, h);
+	if (try_join(c, q, h, grp))
+		c->stats.merged++;
 	else
 		*grp = new_group(c, q, h, now);
 	return q;
@@ -653,7 +714,7 @@ int wtc_dispatch(struct wtc_core *c, const struct wtc_now *now,
 
 		if (!c->acct.queued[q])
 			continue;
-		if (can_merge(c, q, &heads[q]))
+		if (joinable(c, q, &heads[q]))
 			return take_head(c, q, &heads[q], now, grp);
 		if (blocked[ctr])
 			continue;
@@ -717,20 +778,36 @@ static bool release_gated(struct wtc_core *c, enum wtc_counter ctr,
 }
 
 /*
- * A bio of this kind and group completed (only call it for bios that
- * wtc_map() or wtc_dispatch() let go). True: run the dispatcher.
+ * Lock-free: a write that wtc_map(), wtc_join() or wtc_dispatch() let go,
+ * of group grp, completed. True if that was the last bio of its request:
+ * then call wtc_done_last() under the lock.
  */
-bool wtc_done(struct wtc_core *c, enum wtc_kind kind, unsigned int grp,
-	      const struct wtc_now *now)
+bool wtc_put(struct wtc_core *c, unsigned int grp)
+{
+	if (grp == WTC_NO_GROUP)
+		return true;
+	if (grp >= WTC_NR_GROUPS)
+		return false;	/* not ours: never release a slot twice */
+	return !wtc_atomic_dec_return(&c->acct.grp_refs[grp]);
+}
+
+/*
+ * The last bio of a request completed (wtc_put() said so): give its slot
+ * back. True: run the dispatcher.
+ */
+bool wtc_done_last(struct wtc_core *c, enum wtc_kind kind, unsigned int grp,
+		   const struct wtc_now *now)
 {
 	enum wtc_queue q = wtc_kind_queue(kind);
 	enum wtc_counter ctr;
 	bool kick = false;
 	enum wtc_queue p;
 
-	if (kind == WTC_K_READ)
-		wtc_note_read(c, now->ns);
-	if (q == WTC_Q_NONE || !leave_group(c, q, grp))
+	if (grp < WTC_NR_GROUPS) {
+		q = c->acct.grp_q[grp];
+		free_group(c, grp);
+	}
+	if (q == WTC_Q_NONE)
 		return false;
 	ctr = queue_counter[q];
 	if (c->acct.inflight[ctr])
@@ -746,6 +823,38 @@ bool wtc_done(struct wtc_core *c, enum wtc_kind kind, unsigned int grp,
 	if (c->acct.promo_wait[ctr] && c->acct.inflight[ctr] < c->lim.max_depth)
 		kick = true;
 	return kick;
+}
+
+/* wtc_put() and wtc_done_last() in one, for a caller that holds the lock. */
+bool wtc_done(struct wtc_core *c, enum wtc_kind kind, unsigned int grp,
+	      const struct wtc_now *now)
+{
+	if (kind == WTC_K_READ)
+		wtc_note_read(c, now->ns);
+	if (wtc_kind_queue(kind) == WTC_Q_NONE)
+		return false;
+	return wtc_put(c, grp) && wtc_done_last(c, kind, grp, now);
+}
+
+/*
+ * Lock-free: may a write of queue q join the request in flight it
+ * continues (wtc_map() would say the same)? Only while nothing of its
+ * counter is held: a write that joins takes no slot, but must not pass
+ * what waits. Then *grp is its group, for wtc_put(); the caller counts
+ * it (kind, merged) in a wtc_shard.
+ */
+bool wtc_join(struct wtc_core *c, enum wtc_queue q, const struct wtc_io *io,
+	      unsigned int *grp)
+{
+	enum wtc_queue p;
+
+	if (q >= WTC_NR_QUEUES)
+		return false;
+	for (p = 0; p < WTC_NR_QUEUES; p++)
+		if (queue_counter[p] == queue_counter[q] &&
+		    WTC_READ_ONCE(c->acct.queued[p]))
+			return false;
+	return try_join(c, q, io, grp);
 }
 
 void wtc_note_held(struct wtc_core *c, u64 held_ns, bool deferred)
@@ -920,6 +1029,7 @@ void wtc_fold(struct wtc_core *c, struct wtc_shard *s)
 
 	for (i = 0; i < WTC_NR_KINDS; i++)
 		c->stats.kind[i] += s->kind[i];
+	c->stats.merged += s->merged;
 	window_merge(&c->ctl.win, &s->win);
 	memset(s, 0, sizeof(*s));
 }
@@ -1200,8 +1310,6 @@ void wtc_init(struct wtc_core *c, const struct wtc_config *cfg)
 	for (i = 0; i < WTC_NR_GROUPS; i++)
 		c->acct.grp_free[i] = WTC_NR_GROUPS - 1 - i;
 	c->acct.grp_nfree = WTC_NR_GROUPS;
-	for (i = 0; i < WTC_NR_QUEUES; i++)
-		c->acct.open_grp[i] = WTC_NO_GROUP;
 	c->ctl.bad_step = INT_MIN;
 	c->ctl.cur_win_ns = WTC_WINDOW_NSEC;
 	update_lat_target(c);

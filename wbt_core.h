@@ -37,6 +37,10 @@
  * no new slot, as the lower queue will merge it into the same request. The
  * page cache of a raw block device writes back in 4 KiB bios; counting them
  * one by one would throttle a sequential stream to a few pages in flight.
+ * Such a write joins without the lock (wtc_join(): a compare-and-exchange
+ * on the queue's open group, then a reference on the group) while nothing
+ * of its counter is held, and a completion that is not its request's last
+ * leaves without it (wtc_put()): most writeback takes no lock at all.
  *
  * Self-tuning (depth auto, a latency target): per window (100 ms, shorter
  * as the step grows) the read latencies are summarised; if the minimum (or
@@ -66,9 +70,10 @@
  * block.
  *
  * The caller holds one lock around every call, except on the lock-free
- * side: bios that are never held (reads, O_DIRECT writes, flushes) must
- * cost what they cost in dm-linear. They are counted in per-CPU counters
- * and their latencies sampled into a shard (one per CPU in the kernel,
+ * side: wtc_join() and wtc_put() above, and bios that are never held
+ * (reads, O_DIRECT writes, flushes), which must cost what they cost in
+ * dm-linear. Those, and the writes that joined, are counted in per-CPU
+ * counters, reads' latencies sampled into a shard (one per CPU in the kernel,
  * under a lock of that CPU's own), both folded into the core, under its
  * lock, when a window ends and for status (wtc_fold()). While a CPU's
  * shard has fewer than WTC_SAMPLE_ALL reads in the window, every read is
@@ -258,9 +263,10 @@ struct wtc_window {
 	u32 hist[WTC_HIST_BUCKETS];	/* read latency, log scale */
 };
 
-/* What bios that are never held leave behind, folded by wtc_fold(). */
+/* What the lock-free side leaves behind, folded by wtc_fold(). */
 struct wtc_shard {
 	u64 kind[WTC_NR_KINDS];		/* bios seen per kind */
+	u64 merged;			/* writes joined by wtc_join() */
 	struct wtc_window win;		/* read latencies, write completions */
 };
 
@@ -335,13 +341,16 @@ struct wtc_acct {
 	u64 last_gated_ns;		/* last gated dispatch (delay policy) */
 	unsigned int overtakes;		/* sync writes past held gated ones */
 
-	/* merge groups: bios per group in flight, free ids, open group */
-	u16 grp_refs[WTC_NR_GROUPS];
+	/*
+	 * Merge groups: bios per group in flight (*), each group's queue,
+	 * free ids, and per queue the open group as one word (*): group,
+	 * sectors so far, the sector it ends at; 0 = none (wbt_core.c).
+	 */
+	wtc_atomic_t grp_refs[WTC_NR_GROUPS];
+	u8 grp_q[WTC_NR_GROUPS];
 	u16 grp_free[WTC_NR_GROUPS];
 	unsigned int grp_nfree;
-	unsigned int open_grp[WTC_NR_QUEUES];
-	u64 open_end[WTC_NR_QUEUES];
-	unsigned int open_sectors[WTC_NR_QUEUES];
+	u64 cursor[WTC_NR_QUEUES];
 };
 
 /* The latency controller's memory; (*): also without the lock. */
@@ -410,6 +419,11 @@ int wtc_dispatch(struct wtc_core *c, const struct wtc_now *now,
 		 const struct wtc_io *heads, unsigned int *grp, u64 *wait_ns);
 bool wtc_done(struct wtc_core *c, enum wtc_kind kind, unsigned int grp,
 	      const struct wtc_now *now);
+bool wtc_join(struct wtc_core *c, enum wtc_queue q, const struct wtc_io *io,
+	      unsigned int *grp);
+bool wtc_put(struct wtc_core *c, unsigned int grp);
+bool wtc_done_last(struct wtc_core *c, enum wtc_kind kind, unsigned int grp,
+		   const struct wtc_now *now);
 void wtc_note_held(struct wtc_core *c, u64 held_ns, bool deferred);
 void wtc_sample(struct wtc_core *c, enum wtc_kind kind, u64 lat_ns);
 bool wtc_read_issue(struct wtc_core *c, const struct wtc_now *now);

@@ -14,6 +14,7 @@ static const struct suite *const suites[] = {
 	&status_suite,
 	&pushback_suite,
 	&controller_suite,
+	&lockfree_suite,
 };
 
 int main(int argc, char **argv)

@@ -61,7 +61,7 @@ struct suite {
 
 extern const struct suite classify_suite, limits_suite, gate_suite,
 	prop_suite, config_suite, status_suite, pushback_suite,
-	controller_suite;
+	controller_suite, lockfree_suite;
 
 /* ---- fake clock and fixture ---------------------------------------------- */
 
