@@ -108,8 +108,7 @@ static unsigned int wt_bio_flags(const struct bio *bio)
 
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
-		f |= WTC_F_READ;
-		break;
+		return WTC_F_READ;	/* a read is a read (wtc_classify()) */
 	case REQ_OP_WRITE:
 		f |= WTC_F_WRITE;
 		break;

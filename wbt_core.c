@@ -66,45 +66,6 @@ const char *wtc_wc_policy_name(enum wtc_wc_policy p)
 
 /* ---- classification ---------------------------------------------------- */
 
-enum wtc_kind wtc_classify(unsigned int f)
-{
-	if (f & WTC_F_READ)
-		return WTC_K_READ;
-	if (f & WTC_F_DISCARD)
-		return WTC_K_DISCARD;
-	if (!(f & WTC_F_WRITE))
-		return WTC_K_OTHER;
-	if ((f & WTC_F_PREFLUSH) && (f & WTC_F_EMPTY))
-		return WTC_K_FLUSH;
-	if (f & (WTC_F_SWAP | WTC_F_RECLAIMER))
-		return WTC_K_RECLAIM;
-	if ((f & (WTC_F_SYNC | WTC_F_IDLE)) == (WTC_F_SYNC | WTC_F_IDLE))
-		return WTC_K_DIRECT;
-	if (f & (WTC_F_SYNC | WTC_F_META | WTC_F_PRIO | WTC_F_FUA))
-		return WTC_K_SYNC;
-	if (f & WTC_F_BACKGROUND)
-		return WTC_K_BG;
-	return WTC_K_NORMAL;
-}
-
-enum wtc_queue wtc_kind_queue(enum wtc_kind kind)
-{
-	switch (kind) {
-	case WTC_K_RECLAIM:
-		return WTC_Q_RECLAIM;
-	case WTC_K_SYNC:
-		return WTC_Q_SYNC;
-	case WTC_K_NORMAL:
-		return WTC_Q_NORMAL;
-	case WTC_K_BG:
-		return WTC_Q_BG;
-	case WTC_K_DISCARD:
-		return WTC_Q_DISCARD;
-	default:
-		return WTC_Q_NONE;
-	}
-}
-
 static bool queue_gated(enum wtc_queue q)
 {
 	return q == WTC_Q_NORMAL || q == WTC_Q_BG || q == WTC_Q_DISCARD;

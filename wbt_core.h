@@ -389,6 +389,46 @@ struct wtc_now {
 	bool dirty_wait;
 };
 
+/* What a bio is (its WTC_F_* flags); inline: every bio asks. */
+static inline enum wtc_kind wtc_classify(unsigned int f)
+{
+	if (f & WTC_F_READ)
+		return WTC_K_READ;
+	if (f & WTC_F_DISCARD)
+		return WTC_K_DISCARD;
+	if (!(f & WTC_F_WRITE))
+		return WTC_K_OTHER;
+	if ((f & WTC_F_PREFLUSH) && (f & WTC_F_EMPTY))
+		return WTC_K_FLUSH;
+	if (f & (WTC_F_SWAP | WTC_F_RECLAIMER))
+		return WTC_K_RECLAIM;
+	if ((f & (WTC_F_SYNC | WTC_F_IDLE)) == (WTC_F_SYNC | WTC_F_IDLE))
+		return WTC_K_DIRECT;
+	if (f & (WTC_F_SYNC | WTC_F_META | WTC_F_PRIO | WTC_F_FUA))
+		return WTC_K_SYNC;
+	if (f & WTC_F_BACKGROUND)
+		return WTC_K_BG;
+	return WTC_K_NORMAL;
+}
+
+static inline enum wtc_queue wtc_kind_queue(enum wtc_kind kind)
+{
+	switch (kind) {
+	case WTC_K_RECLAIM:
+		return WTC_Q_RECLAIM;
+	case WTC_K_SYNC:
+		return WTC_Q_SYNC;
+	case WTC_K_NORMAL:
+		return WTC_Q_NORMAL;
+	case WTC_K_BG:
+		return WTC_Q_BG;
+	case WTC_K_DISCARD:
+		return WTC_Q_DISCARD;
+	default:
+		return WTC_Q_NONE;
+	}
+}
+
 void wtc_config_default(struct wtc_config *cfg);
 int wtc_config_set(struct wtc_config *cfg, const char *key, const char *val,
 		   const char **err);
@@ -406,8 +446,6 @@ bool wtc_set_device(struct wtc_core *c, unsigned int queue_depth, bool wc,
 void wtc_set_holding(struct wtc_core *c, bool holding);
 void wtc_update_limits(struct wtc_core *c);
 
-enum wtc_kind wtc_classify(unsigned int flags);
-enum wtc_queue wtc_kind_queue(enum wtc_kind kind);
 unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
 		       const struct wtc_now *now);
 u64 wtc_pace_ns(const struct wtc_core *c);
