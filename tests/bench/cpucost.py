@@ -77,6 +77,16 @@ def main():
                  "(%s, then back) and compares the sums of each target's two "
                  "runs. Emulated (TCG): compare the ratios, not the absolute "
                  "numbers." % setup.get("targets", "linear wbthrottle"))
+    if host.get("icount"):
+        lines.append("Clock: instructions (QEMU -icount shift=%s,sleep=off: "
+                     "%d ns of guest time per instruction, idle skipped), so "
+                     "a ratio is one of instructions per I/O and repeats to "
+                     "about 0.1%%; cache misses and lock contention of a "
+                     "real CPU are not in it." % (
+                         host["icount"], 1 << int(host["icount"])))
+    else:
+        lines.append("Clock: the host's (no -icount): rounds swing with "
+                     "the emulator and the host's load.")
     lines.append("")
     lines.append("| workload | unit | median wbthrottle / linear | target | "
                  "median blkwbt / linear | rounds: linear / wbthrottle%s, "
