@@ -23,18 +23,26 @@ static bool put(struct fx *f, enum wtc_kind k, unsigned int grp)
 	return wtc_put(&f->c, grp) && wtc_done_last(&f->c, k, grp, &f->now);
 }
 
-static void test_join_takes_no_slot(void)
+/* QD 32, requests of 256 sectors; a background write at 1000 opens one. */
+static void setup_request(struct fx *f, unsigned int *g)
 {
 	struct wtc_io io = wio(1000, 8);
-	unsigned int g, g2 = 0;
-	struct fx f;
 	int r;
 
-	DO(setup(&f, 32, false));
-	set_device(&f.c, 32, false, 256);
-	r = wtc_map(&f.c, WTC_K_BG, &io, &f.now);
+	DO(setup(f, 32, false));
+	set_device(&f->c, 32, false, 256);
+	r = wtc_map(&f->c, WTC_K_BG, &io, &f->now);
 	CHECK(r >= 0 && r != WTC_NO_GROUP);
-	g = r;
+	*g = r;
+}
+
+static void test_join_takes_no_slot(void)
+{
+	struct wtc_io io;
+	unsigned int g, g2 = 0;
+	struct fx f;
+
+	DO(setup_request(&f, &g));
 	io = wio(1008, 8);
 	CHECK(wtc_join(&f.c, WTC_Q_BG, &io, &g2));
 	CHECK_EQ(g2, g);
@@ -74,13 +82,11 @@ static void test_join_stops_at_merge_size(void)
 /* Nothing passes a write that waits, not even one that takes no slot. */
 static void test_join_not_past_held(void)
 {
-	struct wtc_io io = wio(1000, 8);
+	struct wtc_io io;
 	unsigned int g = 0, i;
 	struct fx f;
 
-	DO(setup(&f, 32, false));
-	set_device(&f.c, 32, false, 256);
-	CHECK(go(wtc_map(&f.c, WTC_K_BG, &io, &f.now)));
+	DO(setup_request(&f, &g));
 	/* Fill the background limit with unmergeable ones, one more waits. */
 	for (i = 1; i < limit(&f, WTC_Q_BG); i++)
 		CHECK(go(map(&f, WTC_K_BG)));
@@ -98,16 +104,12 @@ static void test_join_not_past_held(void)
  */
 static void test_join_after_last_put(void)
 {
-	struct wtc_io io = wio(1000, 8);
+	struct wtc_io io;
 	unsigned int g_old, g = 0;
 	struct fx f;
 	int r;
 
-	DO(setup(&f, 32, false));
-	set_device(&f.c, 32, false, 256);
-	r = wtc_map(&f.c, WTC_K_BG, &io, &f.now);
-	CHECK(r >= 0 && r != WTC_NO_GROUP);
-	g_old = r;
+	DO(setup_request(&f, &g_old));
 	CHECK(wtc_put(&f.c, g_old));		/* last: lock not taken yet */
 	io = wio(1008, 8);
 	CHECK(!wtc_join(&f.c, WTC_Q_BG, &io, &g));
