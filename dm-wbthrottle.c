@@ -87,6 +87,7 @@ struct wt_dev {
 	struct timer_list window;	/* ends latency windows */
 	unsigned long dirty_seen;	/* jiffies of the last bdi look */
 	unsigned long dirty_sleep;	/* what it found */
+	unsigned int max_sectors;	/* of a lower request: wt_split() */
 };
 
 /* Per-bio data, in DM's front pad. */
@@ -175,6 +176,26 @@ static void wt_refresh_device(struct wt_dev *wt)
 	lockdep_assert_held(&wt->lock);
 	wtc_set_device(&wt->core, blk_queue_depth(q), bdev_write_cache(bdev),
 		       queue_max_sectors(q), bdev_nonrot(bdev));
+	WRITE_ONCE(wt->max_sectors, queue_max_sectors(q));
+}
+
+/*
+ * Depth counts requests on the lower device. A write larger than one of
+ * its requests becomes several there: split it here where the lower queue
+ * will, max_sectors from its start, so that one bio counted is one
+ * request; DM submits the rest as a bio of its own. Not DM's max_io_len:
+ * that cuts at multiples of it from the start of the device, and where
+ * max_sectors is not a multiple of 8 (255, the block layer's default) it
+ * splits every 4 KiB write that crosses one, a bio more each time. DM
+ * cannot take part of a duplicate (a flush: empty here) or a zoned write
+ * (this target takes no host-managed zoned device).
+ */
+static void wt_split(struct wt_dev *wt, struct bio *bio)
+{
+	unsigned int max = READ_ONCE(wt->max_sectors);
+
+	if (bio_op(bio) == REQ_OP_WRITE && bio_sectors(bio) > max)
+		dm_accept_partial_bio(bio, max);
 }
 
 static struct bio *wt_bio(struct wt_bio *pb)
@@ -563,7 +584,6 @@ static int wt_parse_opts(struct dm_arg_set *as, struct wtc_config *cfg,
 static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
-	struct block_device *bdev;
 	struct wt_dev *wt;
 	struct wtc_config cfg;
 	const char *path;
@@ -617,7 +637,6 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Cannot open the lower device: check the path";
 		goto bad;
 	}
-	bdev = wt->dev->bdev;
 	wt->bdi = dm_disk(dm_table_get_md(ti->table))->bdi;
 	wt->devt = disk_devt(dm_disk(dm_table_get_md(ti->table)));
 	wtc_init(&wt->core, &cfg);
@@ -632,17 +651,6 @@ static int wt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
-	/*
-	 * Depth counts requests on the lower device. DM does not split a
-	 * bio at the lower queue's limits (the lower queue does, into
-	 * several requests); split it here, as the lower queue would, so
-	 * that one bio we count is one request there.
-	 */
-	r = dm_set_target_max_io_len(ti, queue_max_sectors(bdev_get_queue(bdev)));
-	if (r) {
-		ti->error = "Cannot set the maximum I/O size";
-		goto bad;
-	}
 	ti->num_flush_bios = 1;
 	ti->num_discard_bios = 1;
 	ti->num_secure_erase_bios = 1;
@@ -748,6 +756,7 @@ static int wt_map_tracked(struct wt_dev *wt, struct bio *bio,
 	pb->granted = 0;
 	pb->refused = false;
 	pb->watched = false;
+	wt_split(wt, bio);
 	wt_bio_io(bio, &io);
 	if (wt_map_join(wt, pb, q, &io))
 		return DM_MAPIO_REMAPPED;

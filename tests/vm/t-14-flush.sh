@@ -8,7 +8,8 @@
 # O_DSYNC O_DIRECT write arrives there as a FUA write. Over a write-through
 # null_blk no flush arrives (the control). A discard through the target
 # discards on the lower device, and exactly the discarded range reads back
-# as zeros.
+# as zeros. A write is cut where the lower queue cuts it (max_sectors from
+# its start), never across a multiple of max_sectors.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-wbt.sh"
 
@@ -26,6 +27,7 @@ flush_cleanup() {
 		: >"$tr/trace"
 	fi
 	[ ! -e "$TEST_TMP/.tracefs" ] || run umount "$tr"
+	! mountpoint -q "$TEST_TMP/mnt" || run umount "$TEST_TMP/mnt"
 	(exit "$rc")
 	lower_cleanup
 }
@@ -142,6 +144,29 @@ assert_eq "$(stat_field "$dev" 16)" "$f0" "control: no flush on the lower device
 grep -q '^F' <<<"$rq" && die "control: a flush request reached a write-through device"
 assert_match "$rq" '^W[A-Z]* 512 8$' "control: the trace sees the write itself"
 
+# The target cuts a write only where the lower queue would (at its
+# max_sectors from the write's start), never at multiples of max_sectors
+# from the start of the disk: this null_blk keeps the block layer's default,
+# 255 sectors, and a 4 KiB write of sectors 248-255 crosses 255. Cut there,
+# it would be two writes for the target and a merge on the lower device.
+assert_eq "$(sysq "$dev" max_sectors_kb)" 127 "lower max_sectors is 255 sectors"
+# tracked NAME: the writes the target NAME counted, every class.
+tracked() {
+	dmsetup status "$1" | tr ' ' '\n' |
+		awk -F= '/^n_(reclaim|sync|normal|bg)=/ { n += $2 } END { print n }'
+}
+t0=$(tracked wt-wt)
+n0=$(stat_field "$dev" 5)
+m0=$(stat_field "$dev" 6)
+trace_on "$dev"
+run dd if=block of="$wt" bs=4k seek=31 conv=fsync,notrunc status=none
+rq=$(trace_off)
+log "across 255: requests: $(paste -sd, <<<"$rq")"
+assert_match "$rq" '^W[A-Z]* 248 8$' "one request, sectors 248-255"
+assert_eq "$(($(tracked wt-wt) - t0))" 1 "the target counted one write"
+assert_eq "$(($(stat_field "$dev" 5) - n0))/$(($(stat_field "$dev" 6) - m0))" 1/0 \
+	"lower device: one write, no merge"
+
 run head -c 2M /dev/urandom >data
 run dd if=data of="$wt" bs=1M oflag=direct status=none
 d0=$(stat_field "$dev" 12)
@@ -160,3 +185,27 @@ run cmp data.tail back.tail
 run dd if="$dev" of=back.lower bs=1M count=1 iflag=direct status=none
 run cmp -n 1M back.lower /dev/zero
 wait_idle wt-wt 30 || die "target not idle"
+
+# It does cut a write larger than a request of the lower device: ext4
+# writes back in bios of up to 1 MiB, and the target counts each as the
+# writes of at most 255 sectors that the lower queue makes of it.
+dev=$(lower_dev nullb 128)
+mnt=$TEST_TMP/mnt
+log "--- nullb ($dev): ext4, writes larger than max_sectors"
+wbt_create wt-fs "$dev"
+# request_module() cannot reach modprobe from the chroot.
+run modprobe ext4
+run mkfs.ext4 -q -F /dev/mapper/wt-fs
+run mkdir -p "$mnt"
+run mount -t ext4 /dev/mapper/wt-fs "$mnt"
+t0=$(tracked wt-fs)
+s0=$(stat_field "$dev" 7)
+run head -c 16M /dev/urandom >"$mnt/f"
+run sync
+n=$(($(tracked wt-fs) - t0))
+s=$(($(stat_field "$dev" 7) - s0))
+log "ext4: $s sectors written in $n counted writes"
+assert_ge "$s" 32768 "the file reached the lower device"
+assert_ge "$n" $(((s + 254) / 255)) "no counted write over 255 sectors"
+run umount "$mnt"
+wait_idle wt-fs 30 || die "target not idle"
