@@ -484,6 +484,8 @@ static int hold(struct wtc_core *c, enum wtc_queue q, const struct wtc_io *io,
 		return new_group(c, q, io, now);
 	}
 	c->acct.queued[q]++;
+	WTC_WRITE_ONCE(c->acct.ctr_queued[queue_counter[q]],
+		       c->acct.ctr_queued[queue_counter[q]] + 1);
 	c->stats.throttled[q]++;
 	if (mode & WTC_IO_SLEEP) {
 		c->stats.slept++;
@@ -617,6 +619,8 @@ static int take_head(struct wtc_core *c, enum wtc_queue q,
 		     unsigned int *grp)
 {
 	c->acct.queued[q]--;
+	WTC_WRITE_ONCE(c->acct.ctr_queued[queue_counter[q]],
+		       c->acct.ctr_queued[queue_counter[q]] - 1);
 	if (!c->acct.queued[WTC_Q_NORMAL] && !c->acct.queued[WTC_Q_BG])
 		c->acct.overtakes = 0;	/* nobody left who was overtaken */
 	if (h->deferred && c->acct.deferred[q]) {
@@ -739,20 +743,6 @@ static bool release_gated(struct wtc_core *c, enum wtc_counter ctr,
 }
 
 /*
- * Lock-free: a write that wtc_map(), wtc_join() or wtc_dispatch() let go,
- * of group grp, completed. True if that was the last bio of its request:
- * then call wtc_done_last() under the lock.
- */
-bool wtc_put(struct wtc_core *c, unsigned int grp)
-{
-	if (grp == WTC_NO_GROUP)
-		return true;
-	if (grp >= WTC_NR_GROUPS)
-		return false;	/* not ours: never release a slot twice */
-	return !wtc_atomic_dec_return(&c->acct.grp_refs[grp]);
-}
-
-/*
  * The last bio of a request completed (wtc_put() said so): give its slot
  * back. True: run the dispatcher.
  */
@@ -807,14 +797,9 @@ bool wtc_done(struct wtc_core *c, enum wtc_kind kind, unsigned int grp,
 bool wtc_join(struct wtc_core *c, enum wtc_queue q, const struct wtc_io *io,
 	      unsigned int *grp)
 {
-	enum wtc_queue p;
-
-	if (q >= WTC_NR_QUEUES)
+	if (q >= WTC_NR_QUEUES ||
+	    WTC_READ_ONCE(c->acct.ctr_queued[queue_counter[q]]))
 		return false;
-	for (p = 0; p < WTC_NR_QUEUES; p++)
-		if (queue_counter[p] == queue_counter[q] &&
-		    WTC_READ_ONCE(c->acct.queued[p]))
-			return false;
 	return try_join(c, q, io, grp);
 }
 

@@ -332,6 +332,7 @@ struct wtc_acct {
 	unsigned int inflight[WTC_NR_COUNTERS];
 	unsigned int q_inflight[WTC_NR_QUEUES];
 	unsigned int queued[WTC_NR_QUEUES];	/* sleeping + deferred */
+	unsigned int ctr_queued[WTC_NR_COUNTERS];	/* their sum (*) */
 	unsigned int deferred[WTC_NR_QUEUES];
 	u64 deferred_bytes;
 	bool open[WTC_NR_COUNTERS];	/* gate of the gated queues */
@@ -459,10 +460,25 @@ bool wtc_done(struct wtc_core *c, enum wtc_kind kind, unsigned int grp,
 	      const struct wtc_now *now);
 bool wtc_join(struct wtc_core *c, enum wtc_queue q, const struct wtc_io *io,
 	      unsigned int *grp);
-bool wtc_put(struct wtc_core *c, unsigned int grp);
 bool wtc_done_last(struct wtc_core *c, enum wtc_kind kind, unsigned int grp,
 		   const struct wtc_now *now);
 void wtc_note_held(struct wtc_core *c, u64 held_ns, bool deferred);
+
+/*
+ * Lock-free: a write that wtc_map(), wtc_join() or wtc_dispatch() let go,
+ * of group grp, completed. True if that was the last bio of its request:
+ * then call wtc_done_last() under the lock. Inline: most writeback bios
+ * complete here and nowhere else.
+ */
+static inline bool wtc_put(struct wtc_core *c, unsigned int grp)
+{
+	if (grp == WTC_NO_GROUP)
+		return true;
+	if (grp >= WTC_NR_GROUPS)
+		return false;	/* not ours: never release a slot twice */
+	return !wtc_atomic_dec_return(&c->acct.grp_refs[grp]);
+}
+
 void wtc_sample(struct wtc_core *c, enum wtc_kind kind, u64 lat_ns);
 bool wtc_read_issue(struct wtc_core *c, const struct wtc_now *now);
 void wtc_read_done(struct wtc_core *c);

@@ -94,6 +94,14 @@ static void test_join_not_past_held(void)
 	io = wio(1008, 8);
 	CHECK(!wtc_join(&f.c, WTC_Q_BG, &io, &g));
 	CHECK(!wtc_join(&f.c, WTC_Q_SYNC, &io, &g));	/* same counter */
+	/* Two slots free, the held one goes: a new request, and joins again. */
+	done(&f, WTC_K_BG);
+	done(&f, WTC_K_BG);
+	CHECK_EQ(dispatch(&f, NULL), WTC_Q_BG);
+	io = wio(5000, 8);
+	CHECK(go(wtc_map(&f.c, WTC_K_BG, &io, &f.now)));
+	io = wio(5008, 8);
+	CHECK(wtc_join(&f.c, WTC_Q_BG, &io, &g));
 }
 
 /*
