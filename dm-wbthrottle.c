@@ -737,36 +737,32 @@ static bool wt_map_join(struct wt_dev *wt, struct wt_bio *pb, enum wtc_queue q,
 	if (!wtc_join(&wt->core, q, io, &grp))
 		return false;
 	pb->grp = grp;
-	pb->start_ns = 0;
 	this_cpu_inc(wt->pcpu->kind[pb->kind]);
 	this_cpu_inc(wt->pcpu->merged);
 	return true;
 }
 
-/* A tracked write: it goes, waits in its submitter, is deferred or refused. */
-static int wt_map_tracked(struct wt_dev *wt, struct bio *bio,
-			  struct wt_bio *pb, enum wtc_queue q)
+/*
+ * A tracked write that does not join: the core decides under the lock.
+ * Not inlined, so that the join's path keeps a small frame.
+ */
+static noinline int wt_map_locked(struct wt_dev *wt, struct bio *bio,
+				  struct wt_bio *pb, enum wtc_queue q,
+				  struct wtc_io *io)
 {
 	struct wtc_now now;
-	struct wtc_io io;
 	unsigned long flags;
 	int r;
 
 	pb->waiter = NULL;
 	pb->granted = 0;
-	pb->refused = false;
-	pb->watched = false;
-	wt_split(wt, bio);
-	wt_bio_io(bio, &io);
-	if (wt_map_join(wt, pb, q, &io))
-		return DM_MAPIO_REMAPPED;
 	wt_now_tracked(wt, &now);
 	pb->start_ns = now.ns;
-	io.mode = wt_hold_mode(bio);
+	io->mode = wt_hold_mode(bio);
 
 	spin_lock_irqsave(&wt->lock, flags);
 	wt_arm_window(wt);
-	r = wtc_map(&wt->core, pb->kind, &io, &now);
+	r = wtc_map(&wt->core, pb->kind, io, &now);
 	if (r == WTC_WAIT || r == WTC_HOLD) {
 		if (r == WTC_WAIT)
 			pb->waiter = current;
@@ -781,7 +777,22 @@ static int wt_map_tracked(struct wt_dev *wt, struct bio *bio,
 		wt_release(wt, &now);
 	}
 	spin_unlock_irqrestore(&wt->lock, flags);
+	return r;
+}
 
+/* A tracked write: it goes, waits in its submitter, is deferred or refused. */
+static int wt_map_tracked(struct wt_dev *wt, struct bio *bio,
+			  struct wt_bio *pb, enum wtc_queue q)
+{
+	struct wtc_io io;
+	int r;
+
+	pb->refused = false;
+	wt_split(wt, bio);
+	wt_bio_io(bio, &io);
+	if (wt_map_join(wt, pb, q, &io))
+		return DM_MAPIO_REMAPPED;
+	r = wt_map_locked(wt, bio, pb, q, &io);
 	switch (r) {
 	case WTC_WAIT:
 		wt_wait(pb);
@@ -816,25 +827,15 @@ static int wt_map(struct dm_target *ti, struct bio *bio)
 	return DM_MAPIO_REMAPPED;
 }
 
-static int wt_end_io(struct dm_target *ti, struct bio *bio,
-		     blk_status_t *error)
+/*
+ * The last bio of a request completed: give its slot back, under the lock.
+ * Not inlined, so that the other completions keep a small frame.
+ */
+static noinline void wt_end_last(struct wt_dev *wt, struct wt_bio *pb)
 {
-	struct wt_dev *wt = ti->private;
-	struct wt_bio *pb = dm_per_bio_data(bio, sizeof(*pb));
 	struct wtc_now now;
 	unsigned long flags;
 
-	if (wtc_kind_queue(pb->kind) == WTC_Q_NONE) {
-		wt_end_untracked(wt, pb);
-		return DM_ENDIO_DONE;
-	}
-	if (pb->refused)
-		return DM_ENDIO_DONE;
-	/* Not the last bio of its request: no slot to give back. */
-	if (!wtc_put(&wt->core, pb->grp)) {
-		this_cpu_inc(wt->pcpu->writes_done);
-		return DM_ENDIO_DONE;
-	}
 	wt_now_tracked(wt, &now);
 	spin_lock_irqsave(&wt->lock, flags);
 	wtc_sample(&wt->core, pb->kind, 0);	/* a write: counted, not timed */
@@ -843,6 +844,24 @@ static int wt_end_io(struct dm_target *ti, struct bio *bio,
 		wt_release(wt, &now);
 	}
 	spin_unlock_irqrestore(&wt->lock, flags);
+}
+
+static int wt_end_io(struct dm_target *ti, struct bio *bio,
+		     blk_status_t *error)
+{
+	struct wt_dev *wt = ti->private;
+	struct wt_bio *pb = dm_per_bio_data(bio, sizeof(*pb));
+
+	if (wtc_kind_queue(pb->kind) == WTC_Q_NONE) {
+		wt_end_untracked(wt, pb);
+		return DM_ENDIO_DONE;
+	}
+	if (pb->refused)
+		return DM_ENDIO_DONE;
+	if (wtc_put(&wt->core, pb->grp))
+		wt_end_last(wt, pb);
+	else	/* not the last bio of its request: no slot to give back */
+		this_cpu_inc(wt->pcpu->writes_done);
 	return DM_ENDIO_DONE;
 }
 
