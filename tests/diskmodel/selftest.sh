@@ -300,8 +300,11 @@ t_write_cache() {
 
 	echo 1 >"$P/reset_stats"
 	fio_run --rw=randwrite --bs=4k --direct=1 --io_size=2m --size=256m
-	check "$prof: cached 4k random write median ${MED} us < 2 ms" \
-		between "$MED" 0 2000
+	# Faster than one access to the media: acked from the cache. (Not a
+	# fixed 2 ms: on a loaded emulator host the median of cached writes
+	# reached 2.9 ms, uncached ones take access_us plus the transfer.)
+	check "$prof: cached 4k random write median ${MED} us < access_us" \
+		between "$MED" 0 "$(param access_us)"
 	check "$prof: 512 writes acked from the cache" \
 		[ "$(st cached_writes)" = 512 ]
 
