@@ -59,6 +59,7 @@ struct wt_pcpu {
 	u64 kind[WTC_NR_KINDS];		/* bios seen (this_cpu_inc()) */
 	u64 writes_done;		/* writes completed without the lock */
 	u64 merged;			/* writes that joined without it */
+	u64 memo;			/* the last classification: wt_kind() */
 	unsigned int reads;		/* reads seen: which ones to time */
 	spinlock_t lock;		/* timed; wt_fold() */
 	struct wtc_shard timed;		/* latencies of the timed reads */
@@ -131,6 +132,31 @@ static unsigned int wt_bio_flags(const struct bio *bio)
 	f |= current_is_kswapd() ? WTC_F_RECLAIMER : 0;
 	f |= bio_sectors(bio) ? 0 : WTC_F_EMPTY;
 	return f;
+}
+
+/*
+ * What a bio is. Writeback comes in long runs of bios alike, so the last
+ * answer for a write on this CPU is kept with what it depends on (the
+ * bio's opf, "no data", kswapd) in one word, read and written whole
+ * (this_cpu_*(): the submitter may move to another CPU in between), with
+ * a bit that says it is there at all.
+ */
+static enum wtc_kind wt_kind(struct wt_dev *wt, const struct bio *bio)
+{
+	u64 key, memo;
+	enum wtc_kind kind;
+
+	BUILD_BUG_ON(WTC_NR_KINDS > 0xff);
+	if (bio_op(bio) == REQ_OP_READ)
+		return wtc_classify(WTC_F_READ);	/* a read is a read */
+	key = (__force u64)bio->bi_opf << 3 | current_is_kswapd() << 2 |
+	      !bio_sectors(bio) << 1 | 1;
+	memo = this_cpu_read(wt->pcpu->memo);
+	if (memo >> 8 == key)
+		return memo & 0xff;
+	kind = wtc_classify(wt_bio_flags(bio));
+	this_cpu_write(wt->pcpu->memo, key << 8 | kind);
+	return kind;
 }
 
 /* A dirtier slept in balance_dirty_pages() within the last second. */
@@ -819,7 +845,7 @@ static int wt_map(struct dm_target *ti, struct bio *bio)
 	if (bio_sectors(bio) || op_is_zone_mgmt(bio_op(bio)))
 		bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
 
-	pb->kind = wtc_classify(wt_bio_flags(bio));
+	pb->kind = wt_kind(wt, bio);
 	q = wtc_kind_queue(pb->kind);
 	if (q != WTC_Q_NONE)
 		return wt_map_tracked(wt, bio, pb, q);
