@@ -195,6 +195,12 @@ static bool protecting(const struct wtc_core *c, const struct wtc_now *now)
 	return close_io(c, now) || close_sync(c, now);
 }
 
+/* A dirtier waits and nobody needs protecting: every writeback limit lifts. */
+static bool full_lift(const struct wtc_core *c, const struct wtc_now *now)
+{
+	return now->dirty_wait && !protecting(c, now);
+}
+
 unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
 		       const struct wtc_now *now)
 {
@@ -211,21 +217,15 @@ unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
 	}
 	/*
 	 * A dirtier waits: writeback is what it waits for, so lift the
-	 * limits, as upstream does; but with reads or sync writes around only
-	 * to wb_normal, so that readers and fsync keep most of their
-	 * protection exactly when the flood is at its worst.
+	 * limits, as upstream does; but not while reads or sync writes are
+	 * around: readers and fsync keep their protection exactly when the
+	 * flood is at its worst.
 	 */
-	if (now->dirty_wait)
-		return protecting(c, now) ? c->lim.wb_normal : c->lim.max_depth;
+	if (full_lift(c, now))
+		return c->lim.max_depth;
 	if (q == WTC_Q_BG || protecting(c, now))
 		return c->lim.wb_background;
 	return c->lim.wb_normal;
-}
-
-/* A dirtier waits and nobody needs protecting: every limit lifts. */
-static bool full_lift(const struct wtc_core *c, const struct wtc_now *now)
-{
-	return now->dirty_wait && !protecting(c, now);
 }
 
 /*

@@ -15,10 +15,13 @@
  * add to its counter only while the counter is below the queue's limit:
  *
  *	reclaim, sync			max_depth
- *	any writeback, dirtier waiting	max_depth
- *	background, or reads recently	wb_background
+ *	any writeback, dirtier waiting	max_depth, unless protecting
+ *	background, or protecting	wb_background
  *	normal				wb_normal
  *	discard				wb_background
+ *
+ * "Protecting": a read in the last 100 ms (upstream's close_io) or a sync
+ * write in the last 3 s (a task waits for writes: fsync, a journal commit).
  *
  * Limits derive from the lower queue depth as upstream blk-wbt does
  * (16 at step 0, halved per positive step, doubled per negative step up to

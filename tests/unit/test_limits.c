@@ -251,7 +251,7 @@ static void test_limit_direct_write_is_not_a_read(void)
 	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
 }
 
-/* A waiting dirtier lifts writeback to max, but near reads only to normal. */
+/* A waiting dirtier lifts writeback to max, but not near reads. */
 static void test_limit_dirty_wait_max(void)
 {
 	struct fx f;
@@ -264,8 +264,8 @@ static void test_limit_dirty_wait_max(void)
 	CHECK_EQ(limit(&f, WTC_Q_RECLAIM), 16);
 	CHECK_EQ(limit(&f, WTC_Q_DISCARD), 4);	/* discard stays low */
 	map(&f, WTC_K_READ);			/* a reader is around */
-	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
-	CHECK_EQ(limit(&f, WTC_Q_BG), 8);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
 	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
 	CHECK_EQ(limit(&f, WTC_Q_RECLAIM), 16);
 	f.now.ns += 100 * MS;			/* ... and gone */
@@ -275,7 +275,7 @@ static void test_limit_dirty_wait_max(void)
 }
 
 /*
- * A task waiting for a sync write (fsync, a journal commit) bounds the lift
+ * A task waiting for a sync write (fsync, a journal commit) stops the lift
  * as a read does, for 3 s: the commit waits for writeback queued on the
  * disk, 1.5-2 s of it on a flooded disk with no sync write in between.
  */
@@ -286,13 +286,13 @@ static void test_limit_dirty_wait_near_sync(void)
 	DO(setup(&f, 32, false));
 	f.now.dirty_wait = true;
 	CHECK(go(map(&f, WTC_K_SYNC)));
-	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
-	CHECK_EQ(limit(&f, WTC_Q_BG), 8);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
 	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
 	CHECK_EQ(limit(&f, WTC_Q_RECLAIM), 16);
 	done(&f, WTC_K_SYNC);
 	f.now.ns += 2999 * MS;			/* still recent */
-	CHECK_EQ(limit(&f, WTC_Q_BG), 8);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
 	f.now.ns += 1 * MS;			/* 3 s: the lift is whole */
 	CHECK_EQ(limit(&f, WTC_Q_BG), 16);
 }
