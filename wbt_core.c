@@ -1191,7 +1191,17 @@ static void act(struct wtc_core *c, enum wtc_lat verdict,
 		}
 		break;
 	case WTC_LAT_UNKNOWN_WRITES:
-		/* Only writes: nobody to protect, go deeper. */
+		/*
+		 * Only writes: go deeper, as upstream, but not past step 0
+		 * while a task waits for them (sync writes recently: an
+		 * fsync, a journal commit waiting for the writeback ahead of
+		 * it); a step below 0 creeps back instead.
+		 */
+		if (close_sync(c, now) && c->lim.scale_step <= 0) {
+			if (c->lim.scale_step < 0)
+				scale_down(c, false);
+			break;
+		}
 		c->ctl.raised = scale_up(c);
 		break;
 	case WTC_LAT_UNKNOWN:

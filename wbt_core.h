@@ -49,7 +49,8 @@
  * as the step grows) the read latencies are summarised; if the minimum (or
  * the lat_pct percentile) is above the target, or a read has been out for
  * longer than the window, the step goes up (less depth); if reads meet the
- * target, or only writes are running, it goes down (more depth); with no
+ * target, or only writes are running, it goes down (more depth), but not
+ * below 0 while sync writes are recent; with no
  * signal for 5 windows it drifts back to 0. Unlike upstream, after the
  * depth was raised into a step that then missed, raising into that step
  * again waits for a run of good windows that doubles each time (4..64):
