@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Who keeps writeback shallow, end to end. (1) A task waiting on sync writes
+# (an fsync loop) gives no read sample, yet while it runs the controller
+# does not deepen past step 0 on windows of writes alone; once the fsyncs
+# stop, the same writer's windows deepen it. (2) A dirtier sleeping in
+# balance_dirty_pages() beside a reader does not lift writeback: the
+# background and normal writes in flight stay within `background`.
+# vm-timeout: 400
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-wbt.sh"
+
+# stop_jobs: kill this test's background jobs and wait for them.
+stop_jobs() {
+	local p
+
+	for p in $(jobs -p); do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+}
+
+cleanup() {
+	local r=$?
+	set +e
+	stop_jobs
+	(exit $r)
+	wbt_cleanup
+}
+trap cleanup EXIT
+
+line=
+snap() { line=$(dmsetup status "$1"); }
+field() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+step_le() { snap "$1" && [ "$(field step)" -le "$2" ]; }
+
+# min_step NAME SECS: the lowest step seen in status over SECS seconds.
+min_step() {
+	local end=$((SECONDS + $2)) min=1000 s
+	while [ $SECONDS -lt $end ]; do
+		s=$(st "$1" step)
+		[ "$s" -lt "$min" ] && min=$s
+		sleep 0.1
+	done
+	echo "$min"
+}
+
+# fio_w NAME ARGS...: buffered writes to wf for up to 300 s, run as a job
+# (exec: killing the job kills fio).
+fio_w() {
+	exec fio --name="$1" --filename=/dev/mapper/wf --rw=write --bs=1M \
+		--invalidate=0 --time_based --runtime=300 "${@:2}" >/dev/null
+}
+
+# (1) A deep, fast disk: only the fsyncs keep the step from deepening.
+dev=$(lower_dev nullb 512 hw_queue_depth=128)
+wbt_create wf "$dev"
+assert_eq "$(st wf scaling)" 1 "self-tuning on"
+prep_writeback
+exec 9<>/dev/mapper/wf	# dd's and fio's closes do not write back all
+fio_w fsync --offset=448M --size=4M --bs=4k --fsync=1 &
+fsync_pid=$!
+sleep 1
+fio_w writer --offset=0 --size=384M &
+wait_for 60 st_ge wf windows 10 || { st_log wf; die "no latency window ended"; }
+w0=$(st wf windows)
+low=$(min_step wf 10)
+st_log wf
+assert_ge "$(($(st wf windows) - w0))" 20 "windows ended while the fsyncs ran"
+assert_ge "$(st wf n_sync)" 100 "the fsync loop wrote sync writes"
+assert_ge "$low" 0 "no deeper than step 0 while an fsync waits"
+
+kill "$fsync_pid"
+wait "$fsync_pid" 2>/dev/null || true
+wait_for 60 step_le wf -1 || { st_log wf; die "the writer alone did not deepen the step"; }
+log "status wf: $line"
+stop_jobs || true
+exec 9<&-
+dm_remove wf
+
+# (2) A slow disk, a fixed depth (8: normal 4, background 2), a reader
+# throughout, and a dirtier that sleeps in balance_dirty_pages().
+dev=$(slow_nullb 128)
+wbt_create wl "$dev" depth 8
+assert_eq "$(st wl background)" 2 "background limit"
+assert_eq "$(st wl normal)" 4 "normal limit"
+vm_dirty $((2 << 20)) $((8 << 20))
+# The reader stays clear of the dirtier's range: a direct read of dirty
+# pages would write them back first, as sync writes.
+dd if=/dev/mapper/wl of=/dev/null bs=4k skip=25600 iflag=direct status=none &
+sleep 1
+exec 9<>/dev/mapper/wl
+before=$(st wl dirty_waits)
+dd if=/dev/zero of=/dev/mapper/wl bs=1M count=96 conv=notrunc status=none &
+wait_for 60 st_ge wl dirty_waits $((before + 1)) || { st_log wl; die "the dirtier was not seen waiting"; }
+sleep 5
+st_log wl
+assert_ge "$(st wl slept)" 1 "writeback waited at the limit"
+assert_eq "$(st wl n_sync)" 0 "no sync writes (none to overtake the held ones)"
+assert_le "$(st wl bg_hwm)" 2 "background writes in flight within background"
+assert_le "$(st wl normal_hwm)" 2 "normal writes in flight within background"
