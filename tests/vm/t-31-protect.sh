@@ -86,8 +86,13 @@ assert_eq "$(st wl background)" 2 "background limit"
 assert_eq "$(st wl normal)" 4 "normal limit"
 vm_dirty $((2 << 20)) $((8 << 20))
 # The reader stays clear of the dirtier's range: a direct read of dirty
-# pages would write them back first, as sync writes.
-dd if=/dev/mapper/wl of=/dev/null bs=4k skip=25600 iflag=direct status=none &
+# pages would write them back first, as sync writes. Four reads in flight,
+# each 20 ms: one completes every 5 ms, so "reads in the last 100 ms" holds
+# throughout unless the whole guest stalls; the latency log tells.
+fio --name=reader --filename=/dev/mapper/wl --rw=randread --bs=4k --direct=1 \
+	--ioengine=libaio --iodepth=4 --offset=100M --size=28M --time_based \
+	--runtime=300 --write_lat_log=rd --log_avg_msec=0 >/dev/null &
+reader=$!
 sleep 1
 exec 9<>/dev/mapper/wl
 before=$(st wl dirty_waits)
@@ -95,7 +100,15 @@ dd if=/dev/zero of=/dev/mapper/wl bs=1M count=96 conv=notrunc status=none &
 wait_for 60 st_ge wl dirty_waits $((before + 1)) || { st_log wl; die "the dirtier was not seen waiting"; }
 sleep 5
 st_log wl
+hwm=$(($(st wl bg_hwm) + $(st wl normal_hwm)))
+kill -INT "$reader"
+wait "$reader" || true
+slowest=$(awk -F, '$2 > m { m = $2 } END { print int(m / 1000000) }' rd_clat.1.log)
+log "slowest read: $slowest ms"
 assert_ge "$(st wl slept)" 1 "writeback waited at the limit"
 assert_eq "$(st wl n_sync)" 0 "no sync writes (none to overtake the held ones)"
-assert_le "$(st wl bg_hwm)" 2 "background writes in flight within background"
-assert_le "$(st wl normal_hwm)" 2 "normal writes in flight within background"
+if [ "$slowest" -lt 90 ]; then
+	assert_le "$hwm" 2 "background and normal writes in flight within background"
+else
+	log "the guest stalled: reads were not recent for a while, the limit may lift; not checked"
+fi
