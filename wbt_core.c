@@ -1192,17 +1192,17 @@ static void act(struct wtc_core *c, enum wtc_lat verdict,
 		break;
 	case WTC_LAT_UNKNOWN_WRITES:
 		/*
-		 * Only writes: go deeper, as upstream, but not past step 0
-		 * while a task waits for them (sync writes recently: an
-		 * fsync, a journal commit waiting for the writeback ahead of
-		 * it); a step below 0 creeps back instead.
+		 * Only writes: upstream goes deeper, up to 3/4 of the queue
+		 * depth. Nothing here says that is harmless, and whoever
+		 * waits on them next (the first fsync's journal commit, the
+		 * first read) waits for all of it: stay at step 0. A step
+		 * below 0 (fast reads before) creeps back; one above 0 (reads
+		 * missed) comes down as upstream.
 		 */
-		if (close_sync(c, now) && c->lim.scale_step <= 0) {
-			if (c->lim.scale_step < 0)
-				scale_down(c, false);
-			break;
-		}
-		c->ctl.raised = scale_up(c);
+		if (c->lim.scale_step > 0)
+			c->ctl.raised = scale_up(c);
+		else if (c->lim.scale_step < 0)
+			scale_down(c, false);
 		break;
 	case WTC_LAT_UNKNOWN:
 		if (++c->ctl.unknown_cnt < WTC_UNKNOWN_BUMP)

@@ -253,7 +253,7 @@ enum wtc_lat {
 	WTC_LAT_NONE,			/* no window judged yet */
 	WTC_LAT_OK,
 	WTC_LAT_UNKNOWN,		/* no signal */
-	WTC_LAT_UNKNOWN_WRITES,		/* only writes: room to go deeper */
+	WTC_LAT_UNKNOWN_WRITES,		/* only writes: back to step 0 */
 	WTC_LAT_EXCEEDED,
 };
 
