@@ -71,6 +71,27 @@ wbt_cleanup() {
 	lower_cleanup
 }
 
+# snap NAME: keep one status line of NAME in $line, for field (fields that
+# move every window, such as step and max, must come from one line).
+line=
+snap() {
+	line=$(dmsetup status "$1")
+}
+
+# field KEY: one field of the line snap kept.
+field() {
+	echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# step_le NAME N, step_ge NAME N: the scale step, snapped, is <= / >= N.
+step_le() {
+	snap "$1" && [ "$(field step)" -le "$2" ]
+}
+
+step_ge() {
+	snap "$1" && [ "$(field step)" -ge "$2" ]
+}
+
 # st_ge NAME KEY MIN: status field KEY is at least MIN (for wait_for).
 st_ge() {
 	local v

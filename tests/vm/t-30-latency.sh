@@ -35,29 +35,22 @@ exec 9<>/dev/mapper/wt
 (while :; do dd if=/dev/zero of=/dev/mapper/wt bs=1M count=64 conv=notrunc status=none; done) &
 (while :; do dd if=/dev/mapper/wt of=/dev/null bs=4k count=64 skip=$((RANDOM * 3)) iflag=direct status=none; done) &
 
-# The step moves every window: take step and depth from one status line.
-line=
-snap() { line=$(dmsetup status wt); }
-field() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-step_ge() { snap && [ "$(field step)" -ge "$1" ]; }
-step_le() { snap && [ "$(field step)" -le "$1" ]; }
-
 wait_for 60 sh -c "dmsetup status wt | grep -q 'windows=[1-9]'" || die "no latency window ended"
-wait_for 30 step_le 0 || die "step above 0 before the device got slow"
+wait_for 30 step_le wt 0 || die "step above 0 before the device got slow"
 log "status wt: $line"
 max0=$(field max)
 
 # Reads now take 60 ms on the device: far above the 20 ms target.
 run dmsetup reload slow --table "0 $size delay $dev 0 60"
 run dmsetup resume slow
-wait_for 60 step_ge 2 || { st_log wt; die "step did not rise while reads missed the target"; }
+wait_for 60 step_ge wt 2 || { st_log wt; die "step did not rise while reads missed the target"; }
 log "status wt: $line"
 assert_le "$(field max)" $((max0 - 1)) "depth went down"
 assert_ge "$(st wt exceeded)" 1 "windows counted as exceeded"
 
 run dmsetup reload slow --table "0 $size delay $dev 0 0"
 run dmsetup resume slow
-wait_for 90 step_le 0 || { st_log wt; die "step did not come back after recovery"; }
+wait_for 90 step_le wt 0 || { st_log wt; die "step did not come back after recovery"; }
 log "status wt: $line"
 
 kill %1 %2

@@ -10,30 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-wbt.sh"
 
-# stop_jobs: kill this test's background jobs and wait for them.
-stop_jobs() {
-	local p
-
-	for p in $(jobs -p); do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-}
-
-cleanup() {
-	local r=$?
-	set +e
-	stop_jobs
-	(exit $r)
-	wbt_cleanup
-}
-trap cleanup EXIT
-
-line=
-snap() { line=$(dmsetup status "$1"); }
-field() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-step_le() { snap "$1" && [ "$(field step)" -le "$2" ]; }
-step_ge() { snap "$1" && [ "$(field step)" -ge "$2" ]; }
+trap wbt_cleanup EXIT
 
 # min_step NAME SECS: the lowest step seen in status over SECS seconds.
 min_step() {
@@ -62,6 +39,7 @@ assert_eq "$(st wf scaling)" 1 "self-tuning on"
 prep_writeback
 exec 9<>/dev/mapper/wf	# dd's and fio's closes do not write back all
 fio_w writer --offset=0 --size=384M &
+writer=$!
 wait_for 60 st_ge wf windows 10 || { st_log wf; die "no latency window ended"; }
 w0=$(st wf windows)
 low=$(min_step wf 10)
@@ -81,7 +59,8 @@ kill "$reader"
 wait "$reader" 2>/dev/null || true
 wait_for 60 step_ge wf 0 || { st_log wf; die "writes alone did not bring the step back to 0"; }
 log "status wf: $line"
-stop_jobs || true
+kill "$writer"
+wait "$writer" 2>/dev/null || true
 exec 9<&-
 dm_remove wf
 
