@@ -100,6 +100,7 @@ struct wt_bio {
 	u16 grp;			/* merge group, from wbt_core */
 	u8 kind;			/* enum wtc_kind */
 	bool watched;			/* the read whose age is watched */
+	bool flush;			/* a flush counted by the core */
 	bool refused;			/* failed with AGAIN, never counted */
 };
 
@@ -696,6 +697,34 @@ static void wt_dtr(struct dm_target *ti)
 }
 
 /*
+ * A flush of a write cache holds writeback until it completes
+ * (wtc_flush_issue()); flushes are rare, so the lock is no cost.
+ */
+static bool wt_flush_issue(struct wt_dev *wt)
+{
+	unsigned long flags;
+
+	if (!wtc_counts_flushes(&wt->core))
+		return false;
+	spin_lock_irqsave(&wt->lock, flags);
+	wtc_flush_issue(&wt->core);
+	spin_unlock_irqrestore(&wt->lock, flags);
+	return true;
+}
+
+static void wt_flush_done(struct wt_dev *wt)
+{
+	struct wtc_now now;
+	unsigned long flags;
+
+	wt_now(wt, &now);
+	spin_lock_irqsave(&wt->lock, flags);
+	if (wtc_flush_done(&wt->core))
+		wt_release(wt, &now);
+	spin_unlock_irqrestore(&wt->lock, flags);
+}
+
+/*
  * A bio that is never held: count it on this CPU. A read is the "other
  * I/O" that lowers the background limit (stamped with the tick's time,
  * which costs a load), and a sample of reads is timed for the controller.
@@ -708,6 +737,7 @@ static void wt_map_untracked(struct wt_dev *wt, struct wt_bio *pb)
 	this_cpu_inc(wt->pcpu->kind[pb->kind]);
 	pb->start_ns = 0;
 	pb->watched = false;
+	pb->flush = pb->kind == WTC_K_FLUSH && wt_flush_issue(wt);
 	if (pb->kind != WTC_K_READ)
 		return;
 	now.ns = ktime_get_coarse_ns();
@@ -732,6 +762,10 @@ static void wt_end_untracked(struct wt_dev *wt, struct wt_bio *pb)
 
 	if (pb->kind == WTC_K_DIRECT) {
 		this_cpu_inc(wt->pcpu->writes_done);
+		return;
+	}
+	if (pb->flush) {
+		wt_flush_done(wt);
 		return;
 	}
 	if (pb->kind != WTC_K_READ)

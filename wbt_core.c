@@ -201,6 +201,21 @@ static bool full_lift(const struct wtc_core *c, const struct wtc_now *now)
 	return now->dirty_wait && !protecting(c, now);
 }
 
+/*
+ * Does a flush of this device's write cache hold writeback? See
+ * wtc_flush_issue().
+ */
+bool wtc_counts_flushes(const struct wtc_core *c)
+{
+	return WTC_READ_ONCE(c->dev.wc) &&
+	       WTC_READ_ONCE(c->cfg.wc_policy) != WTC_WC_OFF;
+}
+
+static bool flush_hold(const struct wtc_core *c)
+{
+	return c->acct.flushes && wtc_counts_flushes(c);
+}
+
 unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
 		       const struct wtc_now *now)
 {
@@ -215,6 +230,8 @@ unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
 	default:
 		break;
 	}
+	if (flush_hold(c))
+		return 0;
 	/*
 	 * A dirtier waits: writeback is what it waits for, so lift the
 	 * limits, as upstream does; but not while reads or sync writes are
@@ -740,6 +757,28 @@ static bool release_gated(struct wtc_core *c, enum wtc_counter ctr,
 		return false;
 	c->acct.open[ctr] = true;
 	return true;
+}
+
+/*
+ * A flush of the write cache was issued. Until it completes, normal and
+ * background writeback wait (sync and reclaim writes do not; a held head
+ * still goes once it is backlog_ms old): a write the cache takes now
+ * must be destaged before the commit that follows the flush (ext4's
+ * commit block, a FUA write) can complete, so each flush would otherwise
+ * find the cache refilled behind it. The disk destages throughout, so the
+ * pause costs writeback little. Lock held.
+ */
+void wtc_flush_issue(struct wtc_core *c)
+{
+	c->acct.flushes++;
+}
+
+/* The flush completed; true: run the dispatcher. Lock held. */
+bool wtc_flush_done(struct wtc_core *c)
+{
+	if (!c->acct.flushes)
+		return false;
+	return !--c->acct.flushes && gated_waiting(c, WTC_C_WB);
 }
 
 /*

@@ -345,6 +345,7 @@ struct wtc_acct {
 	u64 last_sync_ns;		/* last sync write mapped */
 	u64 last_gated_ns;		/* last gated dispatch (delay policy) */
 	unsigned int overtakes;		/* sync writes past held gated ones */
+	unsigned int flushes;		/* cache flushes in flight */
 
 	/*
 	 * Merge groups: bios per group in flight (*), each group's queue,
@@ -454,6 +455,9 @@ void wtc_update_limits(struct wtc_core *c);
 unsigned int wtc_limit(const struct wtc_core *c, enum wtc_queue q,
 		       const struct wtc_now *now);
 u64 wtc_pace_ns(const struct wtc_core *c);
+bool wtc_counts_flushes(const struct wtc_core *c);
+void wtc_flush_issue(struct wtc_core *c);
+bool wtc_flush_done(struct wtc_core *c);
 bool wtc_fine_clock(const struct wtc_core *c);
 
 int wtc_map(struct wtc_core *c, enum wtc_kind kind, const struct wtc_io *io,

@@ -771,6 +771,85 @@ static void test_merge_group_count_overflow(void)
 	CHECK(wtc_idle(&f.c));
 }
 
+/*
+ * A flush of the write cache holds normal and background writeback until
+ * it completes; sync writes still go, and its completion lets the held go.
+ */
+static void test_flush_holds_writeback(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, true));
+	CHECK(wtc_counts_flushes(&f.c));
+	CHECK_EQ(map_n(&f, WTC_K_NORMAL, 2), 2);
+	wtc_flush_issue(&f.c);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 0);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 0);
+	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
+	CHECK_EQ(map_n(&f, WTC_K_NORMAL, 1), 0);
+	CHECK_EQ(map_n(&f, WTC_K_BG, 1), 0);
+	CHECK_EQ(map_n(&f, WTC_K_SYNC, 1), 1);
+	CHECK(!done(&f, WTC_K_NORMAL));
+	done(&f, WTC_K_NORMAL);			/* the cache's writes drained */
+	CHECK_EQ(dispatch(&f, NULL), -1);	/* but the flush runs */
+	CHECK(wtc_flush_done(&f.c));		/* now they may */
+	CHECK_EQ(dispatch(&f, NULL), WTC_Q_NORMAL);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+	CHECK(!wtc_flush_done(&f.c));		/* no underflow */
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+}
+
+/* Two flushes in flight: writeback waits for both. */
+static void test_flush_holds_until_last(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, true));
+	wtc_flush_issue(&f.c);
+	wtc_flush_issue(&f.c);
+	CHECK_EQ(map_n(&f, WTC_K_BG, 1), 0);
+	CHECK(!wtc_flush_done(&f.c));
+	CHECK_EQ(dispatch(&f, NULL), -1);
+	CHECK(wtc_flush_done(&f.c));
+	CHECK_EQ(dispatch(&f, NULL), WTC_Q_BG);
+}
+
+/* A flush that does not complete holds a write backlog_ms at most. */
+static void test_flush_hold_ages(void)
+{
+	struct fx f;
+	struct wtc_io heads[WTC_NR_QUEUES];
+	unsigned int grp;
+	u64 wait_ns = 0;
+
+	DO(setup(&f, 32, true));
+	wtc_flush_issue(&f.c);
+	CHECK_EQ(map_n(&f, WTC_K_NORMAL, 1), 0);
+	memset(heads, 0, sizeof(heads));
+	heads[WTC_Q_NORMAL].since_ns = f.now.ns;
+	heads[WTC_Q_NORMAL].deferred = true;
+	CHECK_EQ(wtc_dispatch(&f.c, &f.now, heads, &grp, &wait_ns), -1);
+	CHECK_EQ(wait_ns, 500 * MS);		/* backlog_ms: look again then */
+	f.now.ns += 500 * MS;
+	CHECK_EQ(wtc_dispatch(&f.c, &f.now, heads, &grp, &wait_ns),
+		 WTC_Q_NORMAL);
+}
+
+/* Without a write cache, or with its rules off, a flush holds nothing. */
+static void test_flush_no_cache(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	CHECK(!wtc_counts_flushes(&f.c));
+	wtc_flush_issue(&f.c);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
+	DO(setup_opts(&f, 32, true, "wc_policy", "off", NULL));
+	CHECK(!wtc_counts_flushes(&f.c));
+	wtc_flush_issue(&f.c);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+}
+
 static const struct test tests[] = {
 	T(hold_bg_over_background),
 	T(idle),
@@ -795,6 +874,10 @@ static const struct test tests[] = {
 	T(release_wc_delay_keeps_limit),
 	T(release_wc_delay_dirty_wait),
 	T(delay_then_dirty_wait_not_stuck),
+	T(flush_holds_writeback),
+	T(flush_holds_until_last),
+	T(flush_hold_ages),
+	T(flush_no_cache),
 	T(release_discard_batching),
 	T(release_discard_not_paced_by_cache),
 	T(release_reclaim),

@@ -8,6 +8,7 @@ struct sbio {
 	enum wtc_kind kind;
 	unsigned int grp;
 	struct wtc_io io;
+	bool flush;		/* a flush the core counts */
 };
 
 struct sfifo {
@@ -145,6 +146,9 @@ static void sim_map(struct sim *s)
 		io = &b.io;
 	}
 	s->mapped++;
+	b.flush = b.kind == WTC_K_FLUSH && wtc_counts_flushes(&s->f.c);
+	if (b.flush)
+		wtc_flush_issue(&s->f.c);
 	r = wtc_map(&s->f.c, b.kind, io, &s->f.now);
 	b.io.deferred = r == WTC_HOLD;
 	if (r == WTC_WAIT)
@@ -171,6 +175,8 @@ static void sim_done(struct sim *s, unsigned int i)
 
 	s->fly[i] = s->fly[--s->nfly];
 	s->completed++;
+	if (b.flush && wtc_flush_done(&s->f.c))
+		DO(sim_dispatch(s));
 	if (wtc_done(&s->f.c, b.kind, b.grp, &s->f.now))
 		DO(sim_dispatch(s));
 }
