@@ -1774,5 +1774,6 @@ int wtc_format_status(const struct wtc_core *c, u64 oldest_ns, char *buf,
 	emit(buf, len, &pos, " held_us=%llu held_max_us=%llu",
 	     (unsigned long long)s->held_ns / 1000,
 	     (unsigned long long)s->held_max_ns / 1000);
+	emit(buf, len, &pos, " flush_inflight=%u", c->acct.flushes);
 	return pos;
 }

@@ -152,6 +152,7 @@ static const struct wbt_field_info wbt_fields[] = {
 	{ "lat_us", "us", false, "option lat_us as set (auto or a target)" },
 	{ "held_us", "us", true, "total time bios were held" },
 	{ "held_max_us", "us", false, "longest time a bio was held" },
+	{ "flush_inflight", "requests", false, "cache flushes in flight: writeback waits" },
 };
 
 static const char *const wbt_suffix_units[][2] = {

@@ -467,7 +467,7 @@ static bool shown(const char *key)
 		"win_reads", "win_writes", "read_min_us", "read_p50_us",
 		"read_p99_us", "verdict", "pace_us", "windows", "exceeded",
 		"step_changes", "waiting", "deferred", "deferred_bytes",
-		"deferred_bytes_max", "held_oldest_us",
+		"deferred_bytes_max", "held_oldest_us", "flush_inflight",
 		/* the same facts under their newer names */
 		"enable", "depth", "lat_us", "held_us", "held_max_us",
 	};

@@ -57,6 +57,7 @@ static void test_status_values(void)
 	CHECK_FIELD(buf, "n_other", "0");
 	CHECK_FIELD(buf, "held_us", "1");
 	CHECK_FIELD(buf, "held_max_us", "1");
+	CHECK_FIELD(buf, "flush_inflight", "0");
 }
 
 /*
@@ -152,6 +153,23 @@ static void test_status_field_order(void)
 	CHECKF(i >= n, "%u fields, want at least %u", i, n);
 }
 
+/* A flush of a write cache in flight shows, and goes when it completes. */
+static void test_status_flush_inflight(void)
+{
+	char buf[4096];
+	struct fx f;
+
+	DO(setup(&f, 32, true));
+	wtc_flush_issue(&f.c);
+	wtc_flush_issue(&f.c);
+	CHECK(wtc_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
+	CHECK_FIELD(buf, "flush_inflight", "2");
+	wtc_flush_done(&f.c);
+	wtc_flush_done(&f.c);
+	CHECK(wtc_format_status(&f.c, 0, buf, sizeof(buf)) > 0);
+	CHECK_FIELD(buf, "flush_inflight", "0");
+}
+
 static void test_note_held(void)
 {
 	struct fx f;
@@ -169,6 +187,7 @@ static const struct test tests[] = {
 	T(status_values),
 	T(status_field_order),
 	T(status_options),
+	T(status_flush_inflight),
 	T(note_held),
 };
 
