@@ -184,15 +184,26 @@ static bool close_sync(const struct wtc_core *c, const struct wtc_now *now)
 }
 
 /*
+ * The watched read (wtc_read_issue()) has not completed. A read stuck
+ * behind the flood for longer than close_io's 100 ms is still a reader
+ * waiting: if its protection lapsed, the writes let go meanwhile would be
+ * what the next read waits behind.
+ */
+static bool read_in_flight(const struct wtc_core *c)
+{
+	return WTC_READ_ONCE(c->ctl.read_issue_ns) != 0;
+}
+
+/*
  * Someone would notice a deep write queue now: a reader (upstream's
- * close_io), or a task waiting for sync writes (an fsync, a journal commit:
- * it waits for the writeback ahead of it on the disk). ext4 submits its
- * writeback without REQ_BACKGROUND, so this is what limits it to
- * wb_background while an fsync waits.
+ * close_io, or a read still in flight), or a task waiting for sync writes
+ * (an fsync, a journal commit: it waits for the writeback ahead of it on
+ * the disk). ext4 submits its writeback without REQ_BACKGROUND, so this is
+ * what limits it to wb_background while an fsync waits.
  */
 static bool protecting(const struct wtc_core *c, const struct wtc_now *now)
 {
-	return close_io(c, now) || close_sync(c, now);
+	return close_io(c, now) || read_in_flight(c) || close_sync(c, now);
 }
 
 /* A dirtier waits and nobody needs protecting: every writeback limit lifts. */

@@ -275,6 +275,34 @@ static void test_limit_dirty_wait_max(void)
 }
 
 /*
+ * A read slower than close_io's 100 ms keeps its protection while it is in
+ * flight: no lift, and normal writes at the background limit, until 100 ms
+ * after it completes.
+ */
+static void test_limit_slow_read_protects(void)
+{
+	struct fx f;
+
+	DO(setup(&f, 32, false));
+	f.now.dirty_wait = true;
+	map(&f, WTC_K_READ);
+	CHECK(wtc_read_issue(&f.c, &f.now));	/* watched, in flight */
+	f.now.ns += 400 * MS;			/* stuck behind the flood */
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+	f.now.dirty_wait = false;
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
+	wtc_read_done(&f.c);			/* it completes */
+	wtc_note_read(&f.c, f.now.ns);
+	f.now.ns += 99 * MS;
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
+	f.now.ns += 1 * MS;			/* 100 ms after: unprotected */
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
+	f.now.dirty_wait = true;
+	CHECK_EQ(limit(&f, WTC_Q_BG), 16);
+}
+
+/*
  * A task waiting for a sync write (fsync, a journal commit) stops the lift
  * as a read does, for 3 s: the commit waits for writeback queued on the
  * disk, 1.5-2 s of it on a flooded disk with no sync write in between.
@@ -466,6 +494,7 @@ static const struct test tests[] = {
 	T(limit_normal_read_holds_writes),
 	T(limit_direct_write_is_not_a_read),
 	T(limit_dirty_wait_max),
+	T(limit_slow_read_protects),
 	T(limit_dirty_wait_near_sync),
 	T(limit_normal_near_sync),
 	T(limit_discard_background),
