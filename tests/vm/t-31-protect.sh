@@ -48,8 +48,10 @@ assert_ge "$(($(st wf windows) - w0))" 20 "windows ended while only writes went"
 assert_ge "$low" 0 "writes alone: no deeper than step 0"
 
 # Reads outside the writers' range: a direct read of dirty pages would
-# write them back first, as sync writes.
+# write them back first, as sync writes. --invalidate=0: fio's default
+# BLKFLSBUF at open writes back the whole device, as sync writes.
 fio --name=fast --filename=/dev/mapper/wf --rw=randread --bs=4k --direct=1 \
+	--invalidate=0 \
 	--ioengine=libaio --iodepth=4 --offset=448M --size=64M --time_based \
 	--runtime=300 >/dev/null &
 reader=$!
@@ -72,14 +74,17 @@ assert_eq "$(st wl background)" 2 "background limit"
 assert_eq "$(st wl normal)" 4 "normal limit"
 vm_dirty $((2 << 20)) $((8 << 20))
 # The reader stays clear of the dirtier's range: a direct read of dirty
-# pages would write them back first, as sync writes. Four reads in flight,
+# pages would write them back first, as sync writes, and so would fio's
+# default BLKFLSBUF at open (--invalidate=0), which on a loaded host came
+# after the dirtier had started. Four reads in flight,
 # each 20 ms: one completes every 5 ms, so "reads in the last 100 ms" holds
 # throughout unless the whole guest stalls; the latency log tells.
 fio --name=reader --filename=/dev/mapper/wl --rw=randread --bs=4k --direct=1 \
+	--invalidate=0 \
 	--ioengine=libaio --iodepth=4 --offset=100M --size=28M --time_based \
 	--runtime=300 --write_lat_log=rd --log_avg_msec=0 >/dev/null &
 reader=$!
-sleep 1
+wait_for 60 st_ge wl n_read 8 || { st_log wl; die "the reader did not start"; }
 exec 9<>/dev/mapper/wl
 before=$(st wl dirty_waits)
 dd if=/dev/zero of=/dev/mapper/wl bs=1M count=96 conv=notrunc status=none &
