@@ -135,3 +135,20 @@ prep_writeback() {
 	# 1 s; a new bdi counts its creation as such a sleep.
 	sleep 1.2
 }
+
+# diskmodel_cleanup: for `trap diskmodel_cleanup EXIT` in a test that
+# loads the disk model: the dm devices first (they hold it), then the model.
+diskmodel_cleanup() {
+	local r=$?
+	set +e
+	(exit $r)
+	wbt_cleanup
+	[ -d /sys/module/wbt_diskmodel ] && rmmod wbt_diskmodel
+	exit $r
+}
+
+# diskmodel_ko: the disk model built for this kernel, in $ko.
+diskmodel_ko() {
+	ko=$(cd "$(dirname "$0")/../.." && pwd)/build/$(uname -r)/diskmodel/wbt_diskmodel.ko
+	[ -f "$ko" ] || die "no $ko: make diskmodel-all first (make vm-test does)"
+}

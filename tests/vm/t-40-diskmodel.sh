@@ -8,18 +8,9 @@
 # vm-timeout: 400
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-wbt.sh"
-cleanup() {
-	local r=$?
-	set +e
-	(exit $r)
-	wbt_cleanup	# the dm devices first: they hold the model
-	[ -d /sys/module/wbt_diskmodel ] && rmmod wbt_diskmodel
-	exit $r
-}
-trap cleanup EXIT
+trap diskmodel_cleanup EXIT
 
-ko=$(cd "$(dirname "$0")/../.." && pwd)/build/$(uname -r)/diskmodel/wbt_diskmodel.ko
-[ -f "$ko" ] || die "no $ko: make diskmodel-all first (make vm-test does)"
+diskmodel_ko
 run bash "$(dirname "$0")/../diskmodel/selftest.sh" "$ko" ||
 	die "the disk model's selftest failed"
 
