@@ -142,9 +142,14 @@ dkms-check:
 	sh scripts/dkms-check.sh $(KVERS)
 
 # One VM per kernel, side by side; each line of output names its kernel.
+# What failed (and the first oops, if any) is repeated at the end.
 vm-test: kbuild-all diskmodel-all tools
-	@pids=; for k in $(KVERS); do bash tests/vm/run.sh -k $$k -t $(VM_TIMEOUT) & pids="$$pids $$!"; done; \
-	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
+	@pids=; for k in $(KVERS); do rm -f build/vm-out/$$k/failure; \
+	bash tests/vm/run.sh -k $$k -t $(VM_TIMEOUT) & pids="$$pids $$!"; done; \
+	rc=0; for p in $$pids; do wait $$p || rc=1; done; \
+	[ $$rc = 0 ] || { echo "vm-test: what failed:"; \
+	for k in $(KVERS); do cat build/vm-out/$$k/failure 2>/dev/null; done; }; \
+	exit $$rc
 
 # fstests (tests/fstests/README.md), built from the pinned source tarball
 # FSTESTS_TARBALL (default shared/fstests/fstests-*.tar.xz beside the

@@ -149,6 +149,22 @@ prefix() {
 	done
 }
 
+# oops_digest CONSOLE: the first oops, warning or panic of a guest console
+# in a few lines (what went wrong, where, and the call trace on one line
+# without the unreliable "?" frames), so that the end of a CI log names
+# the culprit even when the trace itself scrolled out of it.
+oops_digest() {
+	sed 's/^\[ *[0-9]*\.[0-9]*\] //' "$1" | awk '
+	!seen && /(BUG:|Oops:|general protection fault|kernel BUG at|WARNING:|Unable to handle|Kernel panic|blocked for more than)/ {
+		seen = 1; print "oops: " $0; next }
+	seen && !rip && /^RIP: / { rip = 1; print; next }
+	seen && !done && /^Call Trace:/ { intrace = 1; next }
+	intrace && /^ *(<\/TASK>|---\[ end trace)/ { intrace = 0; done = 1; next }
+	intrace && n < 24 && /^ +[A-Za-z_.0-9]+\+0x/ {
+		sub(/^ +/, ""); t = t (n++ ? " < " : "") $0 }
+	END { if (t != "") print "trace: " t }'
+}
+
 # Run the suite on one kernel; returns non-zero unless it fully passed.
 run_kernel() {
 	local kver=$1 out=$2 vmdir=$repo/build/vm/$1 ko='' qrc=0 t0 secs n
@@ -180,7 +196,8 @@ run_kernel() {
 	exec {lock}>"$out/.lock"
 	flock "$lock"
 	rm -rf "$out/tests" "$out/results" "$out/summary" "$out/running" \
-		"$out/console.log" "$out/dmesg.log" "$out/vm.conf"
+		"$out/console.log" "$out/dmesg.log" "$out/vm.conf" \
+		"$out/failure"
 	mkdir "$out/tests"
 	: >"$out/results"
 
@@ -253,6 +270,11 @@ run_kernel() {
 		echo "--- last lines of $out/console.log" | prefix
 		tail -n 40 "$out/console.log" | prefix
 	fi
+	{
+		grep -E '^FAIL ' "$out/results" 2>/dev/null || true
+		[ -n "$summary" ] || echo "FAIL ${running:-vm}: VM $reason"
+		oops_digest "$out/console.log"
+	} | prefix >"$out/failure"
 	echo "vm: FAILED in ${secs}s, logs in $out" | prefix
 	exec {lock}>&-
 	return 1
