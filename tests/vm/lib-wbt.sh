@@ -136,6 +136,26 @@ prep_writeback() {
 	sleep 1.2
 }
 
+# dirtier_hwm NAME MB SECS PID: with a reader (a fio in the background,
+# PID) on NAME, write MB MiB buffered with dd until a dirtier is seen
+# waiting in balance_dirty_pages(), then SECS seconds more; log the
+# status, set hwm to the most normal + background writes NAME had in
+# flight, stop the reader.
+# shellcheck disable=SC2034 # hwm is the caller's
+dirtier_hwm() {
+	local before
+	exec 9<>"/dev/mapper/$1"	# dd's close must not write back itself
+	before=$(st "$1" dirty_waits)
+	dd if=/dev/zero of="/dev/mapper/$1" bs=1M count="$2" conv=notrunc status=none &
+	wait_for 60 st_ge "$1" dirty_waits $((before + 1)) ||
+		{ st_log "$1"; die "the dirtier was not seen waiting"; }
+	sleep "$3"
+	st_log "$1"
+	hwm=$(($(st "$1" bg_hwm) + $(st "$1" normal_hwm)))
+	kill -INT "$4"
+	wait "$4" || true
+}
+
 # diskmodel_cleanup: for `trap diskmodel_cleanup EXIT` in a test that
 # loads the disk model: the dm devices first (they hold it), then the model.
 diskmodel_cleanup() {

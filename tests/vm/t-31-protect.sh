@@ -85,15 +85,7 @@ fio --name=reader --filename=/dev/mapper/wl --rw=randread --bs=4k --direct=1 \
 	--runtime=300 --write_lat_log=rd --log_avg_msec=0 >/dev/null &
 reader=$!
 wait_for 60 st_ge wl n_read 8 || { st_log wl; die "the reader did not start"; }
-exec 9<>/dev/mapper/wl
-before=$(st wl dirty_waits)
-dd if=/dev/zero of=/dev/mapper/wl bs=1M count=96 conv=notrunc status=none &
-wait_for 60 st_ge wl dirty_waits $((before + 1)) || { st_log wl; die "the dirtier was not seen waiting"; }
-sleep 5
-st_log wl
-hwm=$(($(st wl bg_hwm) + $(st wl normal_hwm)))
-kill -INT "$reader"
-wait "$reader" || true
+dirtier_hwm wl 96 5 "$reader"
 slowest=$(awk -F, '$2 > m { m = $2 } END { print int(m / 1000000) }' rd_clat.1.log)
 log "slowest read: $slowest ms"
 assert_ge "$(st wl slept)" 1 "writeback waited at the limit"

@@ -25,15 +25,7 @@ fio --name=reader --filename=/dev/mapper/wr --rw=randread --bs=4k --direct=1 \
 	--runtime=300 --write_lat_log=rd --log_avg_msec=0 >/dev/null &
 reader=$!
 wait_for 60 st_ge wr n_read 4 || { st_log wr; die "the reader did not start"; }
-exec 9<>/dev/mapper/wr	# dd's close must not write back itself
-before=$(st wr dirty_waits)
-dd if=/dev/zero of=/dev/mapper/wr bs=1M count=64 conv=notrunc status=none &
-wait_for 60 st_ge wr dirty_waits $((before + 1)) || { st_log wr; die "the dirtier was not seen waiting"; }
-sleep 6
-st_log wr
-hwm=$(($(st wr bg_hwm) + $(st wr normal_hwm)))
-kill -INT "$reader"
-wait "$reader" || true
+dirtier_hwm wr 64 6 "$reader"
 # The reader's log: completion time (ms) and latency (ns) per read. The
 # rule covers a read in flight; between two reads close_io does, unless
 # the guest stalled for 100 ms between one read's end and the next.
