@@ -152,6 +152,13 @@ exec /usr/bin/udevadm "$@"
 EOF
 chmod +x "$src/.bin/udevadm"
 
+# xfsdump writes its inventory under /var/lib/xfsdump (xfs/026 and
+# others); the root is read-only, so give it a tmpfs there.
+if ! mountpoint -q /var/lib/xfsdump; then
+	run mount -t tmpfs -o mode=0755 xfsdump /var/lib/xfsdump ||
+		log "no writable /var/lib/xfsdump: xfsdump tests will fail"
+fi
+
 mkdir -p "$TEST_TMP/test" "$TEST_TMP/scratch"
 rm -rf "$res"
 mkdir -p "$res"

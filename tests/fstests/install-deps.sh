@@ -12,7 +12,7 @@ SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 
 stamp=/var/lib/dm-wbthrottle-fstests-deps.stamp
-want_stamp="v1"
+want_stamp="v2"
 
 # Build: what fstests' configure and make need (its README, Debian part).
 build_pkgs="autoconf automake libtool-bin make gcc pkg-config gawk
@@ -26,6 +26,7 @@ run_pkgs="xfsprogs xfsdump e2fsprogs attr acl quota psmisc bc fio dbench
 
 have_all() {
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_stamp" ] || return 1
+	[ -d /var/lib/xfsdump ] || return 1
 	for u in fsgqa fsgqa2 123456-fsgqa; do
 		id "$u" >/dev/null 2>&1 || return 1
 	done
@@ -51,6 +52,9 @@ id fsgqa >/dev/null 2>&1 || $SUDO useradd -m fsgqa
 id fsgqa2 >/dev/null 2>&1 || $SUDO useradd fsgqa2
 id 123456-fsgqa >/dev/null 2>&1 || $SUDO useradd --badname 123456-fsgqa
 getent group fsgqa >/dev/null || $SUDO groupadd fsgqa
+# xfsdump keeps its inventory in /var/lib/xfsdump; the guest mounts a
+# tmpfs there (guest-run.sh), which needs the directory to exist here.
+$SUDO mkdir -p /var/lib/xfsdump
 
 echo "$want_stamp" | $SUDO tee "$stamp" >/dev/null
 echo "fstests install-deps: done"
