@@ -127,7 +127,7 @@ unload() { run rmmod $MOD; }
 show_params() {
 	local p
 	for p in profile size_mb queue_depth bw_mbps access_us seq_access_us \
-		rotational wcache_mb nr_hw_queues extra_latency_us; do
+		rotational wcache_mb nr_hw_queues flight_us extra_latency_us; do
 		printf '  %s=%s\n' $p "$(param $p)"
 	done
 }
@@ -422,6 +422,23 @@ group_ssd() {
 			--verify=crc32c --verify_fatal=1 --direct=1 \
 			--ioengine=libaio --iodepth=16
 	check "ssd: rmmod" unload
+	t_flight
+}
+
+# flight_us overlaps: 16 random reads in flight, each 20 ms away from the
+# head, complete about 16 per 20 ms (one at a time would make 50 per s).
+t_flight() {
+	local fl=20000 iops
+
+	check "ssd: insmod flight_us=$fl" load profile=ssd flight_us=$fl || return
+	fio_run --rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=16 \
+		--runtime=3 --time_based
+	check "ssd: flight_us=$fl: median ${MED} us in [$fl, 1.3 x $fl + 2 ms]" \
+		between "$MED" $fl $((fl * 13 / 10 + 2000))
+	iops=$(calc "$IOS / 3")
+	check "ssd: flight_us=$fl: ${iops} reads/s at depth 16 >= 8 x serial (400)" \
+		between "$iops" 400 100000
+	check "ssd: rmmod" unload
 }
 
 group_invalid() {
@@ -429,6 +446,7 @@ group_invalid() {
 	check "insmod profile=nvme fails" sh -c "! insmod $KO profile=nvme"
 	check "insmod queue_depth=0 fails" sh -c "! insmod $KO queue_depth=0"
 	check "insmod bw_mbps=0 fails" sh -c "! insmod $KO bw_mbps=0"
+	check "insmod flight_us=2000000 fails" sh -c "! insmod $KO flight_us=2000000"
 	check "no device left behind" [ ! -e /sys/block/wbtdm0 ]
 }
 

@@ -9,7 +9,11 @@
  *
  *	done = max(now, head_free) + access + bytes / bandwidth + extra
  *
- * and head_free moves on to done.  The schedule is computed when a request
+ * and head_free moves on to done.  A request then spends flight_us more
+ * outside the head, overlapped with every other request: the round trip of
+ * a network volume or the internal latency of a parallel device, whose
+ * bandwidth grows with the queue depth until the head's limits it.
+ * The schedule is computed when a request
  * reaches ->queue_rq(); a per-request hrtimer completes it at that time.
  * The tag set is queue_depth deep, so requests beyond it wait in blk-mq,
  * in front of the "drive", as they would with real hardware.
@@ -62,6 +66,7 @@ enum wbtdm_knob_id {
 	WBTDM_ROTATIONAL,
 	WBTDM_WCACHE_MB,
 	WBTDM_NR_HW_QUEUES,
+	WBTDM_FLIGHT_US,
 	WBTDM_NR_KNOBS
 };
 
@@ -80,6 +85,7 @@ static const struct wbtdm_knob_info wbtdm_knob_info[WBTDM_NR_KNOBS] = {
 	[WBTDM_ROTATIONAL]	= { "rotational", 0, 1 },
 	[WBTDM_WCACHE_MB]	= { "wcache_mb", 0, 1024 },
 	[WBTDM_NR_HW_QUEUES]	= { "nr_hw_queues", 1, 64 },
+	[WBTDM_FLIGHT_US]	= { "flight_us", 0, 1000000 },
 };
 
 struct wbtdm_profile {
@@ -93,8 +99,8 @@ struct wbtdm_profile {
  * dirty page cache, so buffered writeback floods it.
  */
 static const struct wbtdm_profile wbtdm_profiles[] = {
-	{ "hdd", { 512, 32, 40, 4000, 100, 1, 16, 1 } },
-	{ "ssd", { 512, 128, 400, 50, 50, 0, 0, 1 } },
+	{ "hdd", { 512, 32, 40, 4000, 100, 1, 16, 1, 0 } },
+	{ "ssd", { 512, 128, 400, 50, 50, 0, 0, 1, 0 } },
 };
 
 static char *profile = "hdd";
@@ -121,6 +127,8 @@ module_param_named(wcache_mb, wbtdm_knob[WBTDM_WCACHE_MB], int, 0444);
 MODULE_PARM_DESC(wcache_mb, "Volatile write cache in MiB, 0 = none (hdd 16, ssd 0)");
 module_param_named(nr_hw_queues, wbtdm_knob[WBTDM_NR_HW_QUEUES], int, 0444);
 MODULE_PARM_DESC(nr_hw_queues, "Hardware queues sharing the one head (default 1)");
+module_param_named(flight_us, wbtdm_knob[WBTDM_FLIGHT_US], int, 0444);
+MODULE_PARM_DESC(flight_us, "Latency every request adds outside the head, overlapped, in us (default 0)");
 
 static unsigned int extra_latency_us;
 
@@ -177,6 +185,7 @@ struct wbtdm_dev {
 	u64 access_ns;
 	u64 seq_access_ns;
 	u64 bw_bytes;			/* bytes per second */
+	u64 flight_ns;			/* overlapped latency per request */
 	atomic_t inflight;
 	atomic_t timeouts;
 	spinlock_t lock;		/* protects the fields below */
@@ -348,7 +357,7 @@ static u64 wbtdm_schedule(struct wbtdm_dev *d, struct request *rq, u64 now)
 		break;
 	}
 	spin_unlock(&d->lock);
-	return due;
+	return due + d->flight_ns;
 }
 
 /* ---- data store ---- */
@@ -752,6 +761,7 @@ static void wbtdm_init_model(struct wbtdm_dev *d)
 	d->access_ns = (u64)wbtdm_knob[WBTDM_ACCESS_US] * NSEC_PER_USEC;
 	d->seq_access_ns = (u64)wbtdm_knob[WBTDM_SEQ_ACCESS_US] * NSEC_PER_USEC;
 	d->bw_bytes = (u64)wbtdm_knob[WBTDM_BW_MBPS] << 20;
+	d->flight_ns = (u64)wbtdm_knob[WBTDM_FLIGHT_US] * NSEC_PER_USEC;
 	xa_init(&d->pages);
 	init_rwsem(&d->data_sem);
 	spin_lock_init(&d->lock);
@@ -784,11 +794,11 @@ static int __init wbtdm_init(void)
 	kernel_param_lock(THIS_MODULE);
 	wbtdm_dev = d;
 	kernel_param_unlock(THIS_MODULE);
-	pr_info("wbtdm0: %s, %d MiB, qd %d, %d MiB/s, access %d/%d us, wcache %d MiB\n",
+	pr_info("wbtdm0: %s, %d MiB, qd %d, %d MiB/s, access %d/%d us, wcache %d MiB, flight %d us\n",
 		profile, wbtdm_knob[WBTDM_SIZE_MB],
 		wbtdm_knob[WBTDM_QUEUE_DEPTH], wbtdm_knob[WBTDM_BW_MBPS],
 		wbtdm_knob[WBTDM_ACCESS_US], wbtdm_knob[WBTDM_SEQ_ACCESS_US],
-		wbtdm_knob[WBTDM_WCACHE_MB]);
+		wbtdm_knob[WBTDM_WCACHE_MB], wbtdm_knob[WBTDM_FLIGHT_US]);
 	return 0;
 
 err_free_tag_set:
