@@ -15,11 +15,14 @@
 #   VARIANTS     none blk-wbt wbthrottle; "wbthrottle@key=value,..." adds
 #                table options to one variant (wbthrottle@wc_policy=delay)
 #   SCENARIOS    <fs>-<workload>: fs xfs or ext4; workload randread,
-#                seqread, fsync, writers (alone), reader (alone)
+#                seqread, fsync, writers (alone), rwriters (random
+#                buffered writers, alone), reader (alone)
 #   WRITERS      number of buffered dd writers
 #   WRITER_MB    MB each writer writes (then syncfs)
 #   RFILE_MB     size of the random reader's file
 #   SEQFILE_MB   size of the cold file of the sequential reader
+#   RWRITE_MB    MiB each of the 4 random writers writes, in 4 KiB blocks,
+#                at random in its own file of 4 x RWRITE_MB
 #   ALONE_S      runtime of the reader-alone run, seconds
 #   MAX_RUN      longest a reader runs alongside the writers, seconds
 #   PROFILE      wbt_diskmodel profile (hdd, ssd)
@@ -57,7 +60,8 @@ bench_default_kver() {
 bench_conf() {
 	local v
 	for v in PROFILE MODEL_ARGS VARIANTS SCENARIOS WRITERS WRITER_MB \
-		RFILE_MB SEQFILE_MB ALONE_S MAX_RUN WBT_OPTS DIRTY_BG_MB DIRTY_MB; do
+		RFILE_MB SEQFILE_MB RWRITE_MB ALONE_S MAX_RUN WBT_OPTS DIRTY_BG_MB \
+		DIRTY_MB; do
 		v=BENCH_$v
 		printf '%s=%q\n' "$v" "${!v}"
 	done
@@ -90,7 +94,8 @@ bench_main() {
 		{ echo "bench: no 6.12 Debian kernel installed (make deps)" >&2; return 2; }
 	local v
 	for v in PROFILE MODEL_ARGS VARIANTS SCENARIOS WRITERS WRITER_MB \
-		RFILE_MB SEQFILE_MB ALONE_S MAX_RUN WBT_OPTS DIRTY_BG_MB DIRTY_MB; do
+		RFILE_MB SEQFILE_MB RWRITE_MB ALONE_S MAX_RUN WBT_OPTS DIRTY_BG_MB \
+		DIRTY_MB; do
 		# An environment variable of the same name wins, even if empty.
 		if [ -n "${!v+set}" ]; then
 			printf -v "BENCH_$v" '%s' "${!v}"

@@ -31,6 +31,7 @@ WORKLOAD_TITLE = {
     "seqread": "buffered writers + buffered sequential reader of a cold file",
     "fsync": "buffered writers + commit log (4 KiB write + fsync, queue depth 1)",
     "writers": "buffered writers alone",
+    "rwriters": "4 random 4 KiB buffered writers alone (small writeback writes)",
     "reader": "random 4 KiB O_DIRECT reader alone (the device's floor)",
 }
 
@@ -188,6 +189,7 @@ COLUMNS = {
     "fsync": [("commits", "n", ""), ("commits/s", "ops", ""), ("fsync p50", "p50", " ms"),
               ("fsync p99", "p99", " ms"), ("fsync p99.9", "p99.9", " ms"), ("fsync max", "max", " ms")],
     "writers": [("MB/s", "wmbs", "")],
+    "rwriters": [("MB/s", "wmbs", "")],
 }
 WRITER_COLS = [("writers' wall", "wall", " s"), ("of which dd", "dd", " s")]
 

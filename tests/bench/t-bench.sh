@@ -216,6 +216,36 @@ writers() {
 	} >"$dir/writers.txt"
 }
 
+# rwriters DIR: random buffered writers: 4 fio jobs, each overwriting
+# BENCH_RWRITE_MB in 4 KiB blocks at random in its own file of 4 x that
+# (written beforehand), then syncfs. Writeback then issues
+# small scattered writes, whose rate on a device with latency outside the
+# head (flight_us) grows with the writes in flight. Times in the format of
+# writers().
+RWRITERS=4
+rwriters() {
+	local dir=$1 t0 t1 t2
+	t0=$EPOCHREALTIME
+	# shellcheck disable=SC2016 # $jobnum is fio's, not the shell's
+	run fio --name=rw --directory="$MNT" --filename_format='rw.$jobnum' \
+		--rw=randwrite --bs=4k --size="$((BENCH_RWRITE_MB * 4))M" \
+		--io_size="${BENCH_RWRITE_MB}M" --numjobs=$RWRITERS \
+		--ioengine=psync --randrepeat=0 --output="$dir/rwriters.txt" ||
+		die "fio failed: $(cat "$dir/rwriters.txt")"
+	t1=$EPOCHREALTIME
+	sync -f "$MNT"
+	t2=$EPOCHREALTIME
+	{
+		echo "start=$t0"
+		echo "dd_done=$t1"
+		echo "sync_done=$t2"
+		echo "writers=$RWRITERS"
+		echo "writer_mb=$BENCH_RWRITE_MB"
+		awk -v a="$t0" -v b="$t1" -v c="$t2" \
+			'BEGIN { printf "dd_s=%.3f\nwall_s=%.3f\n", b - a, c - a }'
+	} >"$dir/writers.txt"
+}
+
 # The load's processes start when $GO exists: fio and the commit log set
 # themselves up, create $READY and then wait for it, so they start on cue.
 # The writers start only once $READY exists: under emulation, with 16 dd's
@@ -350,6 +380,10 @@ wl_writers() {
 	writers "$1"
 }
 
+wl_rwriters() {
+	rwriters "$1"
+}
+
 # reader alone: the device's own latency, the floor for the others.
 wl_reader() {
 	# shellcheck disable=SC2046
@@ -371,14 +405,14 @@ scenario_wl() {
 	local wl=${1%%@*}
 	wl=${wl#*-}
 	case $wl in
-	randread | seqread | fsync | writers | reader) echo "$wl" ;;
+	randread | seqread | fsync | writers | rwriters | reader) echo "$wl" ;;
 	*) die "unknown scenario $1" ;;
 	esac
 }
 
 # one_run SCENARIO VARIANT
 one_run() {
-	local sc=$1 v=$2 fs wl dir work spid t0 params=()
+	local sc=$1 v=$2 fs wl dir work spid t0 i params=()
 	fs=$(scenario_fs "$sc")
 	wl=$(scenario_wl "$sc")
 	case $sc in *@*) IFS=, read -r -a params <<<"${sc#*@}" ;; esac
@@ -396,6 +430,11 @@ one_run() {
 	randread | reader) mkfile rfile "$BENCH_RFILE_MB" ;;
 	seqread) mkfile sfile "$BENCH_SEQFILE_MB" ;;
 	fsync) mkfile clog 16 ;;
+	rwriters)
+		for i in $(seq 0 $((RWRITERS - 1))); do
+			mkfile "rw.$i" $((BENCH_RWRITE_MB * 4))
+		done
+		;;
 	esac
 	run sync
 	sysfs_write /proc/sys/vm/drop_caches 3
