@@ -515,6 +515,8 @@ static int hold(struct wtc_core *c, enum wtc_queue q, const struct wtc_io *io,
 	WTC_WRITE_ONCE(c->acct.ctr_queued[queue_counter[q]],
 		       c->acct.ctr_queued[queue_counter[q]] + 1);
 	c->stats.throttled[q]++;
+	if (queue_counter[q] == WTC_C_WB)
+		c->ctl.wb_waited = true;	/* for write_probe() */
 	if (mode & WTC_IO_SLEEP) {
 		c->stats.slept++;
 		return WTC_WAIT;
@@ -1207,12 +1209,102 @@ static bool stale_miss(const struct wtc_core *c, const struct wtc_now *now,
 	return metric > since;
 }
 
+/*
+ * Who would wait behind a try of more depth on a disk where it does not
+ * pay: a reader, or a task waiting for sync writes (an fsync) while
+ * writeback waits for slots beside them. Sync writes alone (a sync(2) or a
+ * syncfs of a flood) are the load itself: a try serves them.
+ */
+static bool probe_protects(const struct wtc_core *c, const struct wtc_now *now)
+{
+	if (close_io(c, now) || read_in_flight(c))
+		return true;
+	return close_sync(c, now) &&
+	       (c->acct.queued[WTC_Q_NORMAL] || c->acct.queued[WTC_Q_BG]);
+}
+
+/* Windows a probe of more depth lasts, and that it is measured against. */
+#define WTC_PROBE_WINDOWS 2
+
+/* Step deeper, and see whether it pays (write_probe()). */
+static void probe_deeper(struct wtc_core *c, unsigned int base)
+{
+	c->ctl.wprobe_prev = 0;
+	if (!scale_up(c))
+		return;		/* at the cap: stay */
+	c->ctl.probing = WTC_PROBE_WINDOWS;
+	c->ctl.probe_writes = base;
+	c->ctl.probe_acc = 0;
+}
+
+/*
+ * Writes alone, and they wait for slots: does more depth buy more writes?
+ * Upstream goes deeper on every such window, up to 3/4 of the queue depth;
+ * on a disk that serves one request at a time that buys nothing and
+ * lengthens the queue that the next fsync or read waits behind. A device
+ * whose latency is mostly outside its queue (a network volume, an SSD of
+ * many channels) completes more writes with more in flight: there depth
+ * is bandwidth, and what is in flight drains in about one request's time.
+ * So step deeper for two windows; keep that step, and try the next, only
+ * if they completed at least half as many writes again as the two before
+ * (for up to twice the depth: each write then takes at most a third
+ * longer); else step back and wait 4, 8, .. 64 windows before the next try.
+ * A try needs two such windows in a row. Not on a rotational disk, and not
+ * while someone needs protecting (probe_protects()): then a step below 0
+ * creeps back as before. False if the step is not its business.
+ */
+static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
+			unsigned int probing)
+{
+	struct wtc_control *k = &c->ctl;
+	unsigned int writes = k->win.nr_write;
+	bool want = c->dev.nonrot && !probe_protects(c, now) &&
+		    (k->wb_waited || c->acct.ctr_queued[WTC_C_WB]);
+
+	if (probing) {
+		k->probe_acc += writes;
+		if (want && probing > 1) {
+			k->probing = probing - 1;
+			return true;
+		}
+		if (want && (u64)k->probe_acc * 2 >= (u64)k->probe_writes * 3) {
+			k->wprobe_backoff = 0;
+			probe_deeper(c, k->probe_acc);
+			return true;
+		}
+		scale_down(c, false);
+		k->wprobe_backoff = k->wprobe_backoff ?
+			k->wprobe_backoff * 2 : WTC_PROBE_BACKOFF_MIN;
+		if (k->wprobe_backoff > WTC_PROBE_BACKOFF_MAX)
+			k->wprobe_backoff = WTC_PROBE_BACKOFF_MAX;
+		k->wprobe_wait = k->wprobe_backoff;
+		return true;
+	}
+	if (!want) {
+		k->wprobe_prev = 0;
+		return false;
+	}
+	if (k->wprobe_wait || !k->wprobe_prev) {
+		/* hold the step meanwhile; the first window of two */
+		if (k->wprobe_wait)
+			k->wprobe_wait--;
+		k->wprobe_prev = writes ? writes : 1;
+		return true;
+	}
+	probe_deeper(c, k->wprobe_prev + writes);
+	return true;
+}
+
 static void act(struct wtc_core *c, enum wtc_lat verdict,
 		const struct wtc_now *now, u64 metric)
 {
 	bool was_raised = c->ctl.raised;
+	unsigned int probing = c->ctl.probing;
 
 	c->ctl.raised = false;
+	c->ctl.probing = 0;
+	if (verdict != WTC_LAT_UNKNOWN_WRITES)
+		c->ctl.wprobe_prev = 0;
 	switch (verdict) {
 	case WTC_LAT_EXCEEDED:
 		c->stats.exceeded++;
@@ -1242,16 +1334,14 @@ static void act(struct wtc_core *c, enum wtc_lat verdict,
 		break;
 	case WTC_LAT_UNKNOWN_WRITES:
 		/*
-		 * Only writes: upstream goes deeper, up to 3/4 of the queue
-		 * depth. Nothing here says that is harmless, and whoever
-		 * waits on them next (the first fsync's journal commit, the
-		 * first read) waits for all of it: stay at step 0. A step
-		 * below 0 (fast reads before) creeps back; one above 0 (reads
-		 * missed) comes down as upstream.
+		 * Only writes: a step above 0 (reads missed) comes down as
+		 * upstream; below it, more depth only where it pays
+		 * (write_probe()); else a step below 0 (fast reads before)
+		 * creeps back.
 		 */
 		if (c->lim.scale_step > 0)
 			c->ctl.raised = scale_up(c);
-		else if (c->lim.scale_step < 0)
+		else if (!write_probe(c, now, probing) && c->lim.scale_step < 0)
 			scale_down(c, false);
 		break;
 	case WTC_LAT_UNKNOWN:
@@ -1299,6 +1389,7 @@ bool wtc_window(struct wtc_core *c, const struct wtc_now *now)
 	if (wtc_scaling(c))
 		act(c, r->verdict, now, r->metric_ns);
 	memset(&c->ctl.win, 0, sizeof(c->ctl.win));
+	c->ctl.wb_waited = false;
 	window_length(c);
 	return c->lim.scale_step || busy;
 }
@@ -1330,6 +1421,11 @@ static void reset_step(struct wtc_core *c)
 	c->ctl.ok_run = 0;
 	c->ctl.unknown_cnt = 0;
 	c->ctl.raised = false;
+	c->ctl.probing = 0;
+	c->ctl.wb_waited = false;
+	c->ctl.wprobe_backoff = 0;
+	c->ctl.wprobe_wait = 0;
+	c->ctl.wprobe_prev = 0;
 	c->ctl.down_ns = 0;
 	window_length(c);
 }

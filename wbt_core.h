@@ -49,8 +49,10 @@
  * as the step grows) the read latencies are summarised; if the minimum (or
  * the lat_pct percentile) is above the target, or a read has been out for
  * longer than the window, the step goes up (less depth); if reads meet the
- * target, or only writes are running, it goes down (more depth), but not
- * below 0 while sync writes are recent; with no
+ * target, it goes down (more depth). With only writes running it does not
+ * go below 0 (upstream does) unless a probe finds that more depth completes
+ * more writes: a non-rotational device whose latency is outside its queue,
+ * as a network volume's (write_probe() in wbt_core.c). With no
  * signal for 5 windows it drifts back to 0. Unlike upstream, after the
  * depth was raised into a step that then missed, raising into that step
  * again waits for a run of good windows that doubles each time (4..64):
@@ -372,6 +374,13 @@ struct wtc_control {
 	unsigned int probe_backoff;	/* good windows needed to re-enter it */
 	unsigned int ok_run;		/* consecutive good windows */
 	bool raised;			/* the last window raised the depth */
+	unsigned int probing;		/* windows left of a try of more depth */
+	unsigned int probe_writes;	/* writes of the windows before it */
+	unsigned int probe_acc;		/* writes of its windows so far */
+	bool wb_waited;			/* a writeback write waited this window */
+	unsigned int wprobe_backoff;	/* windows to wait after a miss */
+	unsigned int wprobe_wait;	/* windows left to wait */
+	unsigned int wprobe_prev;	/* writes of the last window, 0: none */
 };
 
 /*

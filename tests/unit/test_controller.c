@@ -201,8 +201,9 @@ static void test_ctl_drifts_back_without_signal(void)
 }
 
 /*
- * Only writes: the step stays at 0, where upstream goes deeper (to 3/4 of
- * the queue depth); the first fsync would wait for all of that.
+ * Only writes, none waiting for a slot: the step stays at 0, where upstream
+ * goes deeper (to 3/4 of the queue depth); the first fsync would wait for
+ * all of that.
  */
 static void test_ctl_writes_only_stay_neutral(void)
 {
@@ -245,6 +246,119 @@ static void test_ctl_writes_only_back_to_neutral(void)
 		CHECK_EQ(f.c.lim.scale_step, s + i < 0 ? s + i : 0);
 	}
 	CHECK_EQ(f.c.lim.max_depth, 16);
+}
+
+/* Writes alone, and one waits for a slot: the load wants more depth. */
+static void setup_write_probe(struct fx *f, bool nonrot)
+{
+	DO(setup_ctl(f, "2000"));
+	wtc_set_device(&f->c, 128, false, 0, nonrot);
+	map_n(f, WTC_K_NORMAL, limit(f, WTC_Q_NORMAL) + 1);
+	CHECK_EQ(f->c.acct.ctr_queued[WTC_C_WB], 1);
+}
+
+/*
+ * A device whose latency is outside its queue (a network volume): writes
+ * per window grow with the depth. Writes alone then step deeper, window by
+ * window, up to upstream's cap of 3/4 of the queue depth, and stay there.
+ */
+static void test_ctl_write_probe_pays(void)
+{
+	struct fx f;
+	int i;
+
+	DO(setup_write_probe(&f, true));
+	for (i = 0; i < 6; i++) {	/* two windows before, two per try */
+		feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
+		CHECK_EQ(f.c.lim.scale_step, -(i + 1) / 2);
+	}
+	CHECK_EQ(f.c.lim.max_depth, 96);
+	for (i = 0; i < 10; i++)
+		feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
+	CHECK_EQ(f.c.lim.max_depth, 96);
+	feed_window(&f, 20, 10 * MS, 10);	/* reads miss: back to 0 */
+	CHECK_EQ(f.c.lim.scale_step, 0);
+	CHECK_EQ(f.c.lim.max_depth, 16);
+}
+
+/*
+ * A disk that serves one request at a time completes as many writes at any
+ * depth: each try lasts two windows, and the next waits 4, 8, .. windows.
+ */
+static void test_ctl_write_probe_backs_off(void)
+{
+	static const int want[] = {
+		0, -1, -1, 0, 0, 0, 0, 0,		/* try, back, wait 4 */
+		-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* again, wait 8 */
+		-1, -1, 0,
+	};
+	struct fx f;
+	unsigned int i;
+
+	DO(setup_write_probe(&f, true));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		feed_window(&f, 0, 0, 160);
+		CHECKF(f.c.lim.scale_step == want[i],
+		       "window %u: step %d, want %d", i, f.c.lim.scale_step,
+		       want[i]);
+	}
+}
+
+/*
+ * The writers stop waiting during a try (the load ends, or fits): the try
+ * fails, the step goes back, and without writes that wait it stays there.
+ */
+static void test_ctl_write_probe_load_ends(void)
+{
+	struct fx f;
+	int i;
+
+	DO(setup_write_probe(&f, true));
+	feed_window(&f, 0, 0, 160);
+	feed_window(&f, 0, 0, 160);
+	CHECK_EQ(f.c.lim.scale_step, -1);
+	CHECK(dispatch(&f, NULL) != WTC_HOLD);	/* the held write goes */
+	CHECK_EQ(f.c.acct.ctr_queued[WTC_C_WB], 0);
+	feed_window(&f, 0, 0, 1000);		/* more writes, none waited */
+	CHECK_EQ(f.c.lim.scale_step, 0);
+	for (i = 0; i < 70; i++)
+		feed_window(&f, 0, 0, 1000);
+	CHECK_EQ(f.c.lim.scale_step, 0);
+}
+
+/*
+ * An fsync beside writeback that waits: no try, whatever depth would buy.
+ * Sync writes that wait by themselves (a sync(2) of a flood) are tried.
+ */
+static void test_ctl_write_probe_protects(void)
+{
+	struct fx f;
+	int i;
+
+	DO(setup_write_probe(&f, true));
+	CHECK(go(map(&f, WTC_K_SYNC)));		/* an fsync's write */
+	for (i = 0; i < 6; i++)
+		feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
+	CHECK_EQ(f.c.lim.scale_step, 0);
+
+	DO(setup_ctl(&f, "2000"));
+	map_n(&f, WTC_K_SYNC, limit(&f, WTC_Q_SYNC) + 1);
+	CHECK_EQ(f.c.acct.ctr_queued[WTC_C_WB], 1);
+	for (i = 0; i < 6; i++)
+		feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
+	CHECK_EQ(f.c.lim.scale_step, -3);
+}
+
+/* A rotational disk is not probed: writes alone stay at step 0. */
+static void test_ctl_write_probe_not_rotational(void)
+{
+	struct fx f;
+	int i;
+
+	DO(setup_write_probe(&f, false));
+	for (i = 0; i < 20; i++)
+		feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
+	CHECK_EQ(f.c.lim.scale_step, 0);
 }
 
 static void test_ctl_stuck_read_exceeds(void)
@@ -586,6 +700,11 @@ static const struct test tests[] = {
 	T(ctl_drifts_back_without_signal),
 	T(ctl_writes_only_stay_neutral),
 	T(ctl_writes_only_back_to_neutral),
+	T(ctl_write_probe_pays),
+	T(ctl_write_probe_backs_off),
+	T(ctl_write_probe_load_ends),
+	T(ctl_write_probe_protects),
+	T(ctl_write_probe_not_rotational),
 	T(ctl_stuck_read_exceeds),
 	T(ctl_fixed_depth_does_not_scale),
 	T(ctl_lat_off),
