@@ -1229,12 +1229,28 @@ static bool probe_protects(const struct wtc_core *c, const struct wtc_now *now)
 /* Step deeper, and see whether it pays (write_probe()). */
 static void probe_deeper(struct wtc_core *c, unsigned int base)
 {
+	unsigned int from = c->lim.max_depth;
+
 	c->ctl.wprobe_prev = 0;
 	if (!scale_up(c))
 		return;		/* at the cap: stay */
 	c->ctl.probing = WTC_PROBE_WINDOWS;
 	c->ctl.probe_writes = base;
 	c->ctl.probe_acc = 0;
+	c->ctl.probe_depth = from;
+}
+
+/*
+ * Did the try pay: did at least half of the depth it added turn into
+ * writes completed? Twice the depth must complete 1.5x the writes (each
+ * write then takes at most a third longer); the last step, capped at 3/4
+ * of the queue depth, adds less and needs less.
+ */
+static bool probe_paid(const struct wtc_control *k, unsigned int depth)
+{
+	u64 from = k->probe_depth;
+
+	return 2 * (u64)k->probe_acc * from >= (u64)k->probe_writes * (from + depth);
 }
 
 /*
@@ -1246,9 +1262,9 @@ static void probe_deeper(struct wtc_core *c, unsigned int base)
  * many channels) completes more writes with more in flight: there depth
  * is bandwidth, and what is in flight drains in about one request's time.
  * So step deeper for two windows; keep that step, and try the next, only
- * if they completed at least half as many writes again as the two before
- * (for up to twice the depth: each write then takes at most a third
- * longer); else step back and wait 4, 8, .. 64 windows before the next try.
+ * if they completed more writes than the two before, by at least half of
+ * the depth added (probe_paid()); else step back and wait 4, 8, .. 64
+ * windows before the next try.
  * A try needs two such windows in a row. Not on a rotational disk, and not
  * while someone needs protecting (probe_protects()): then a step below 0
  * creeps back as before. False if the step is not its business.
@@ -1267,7 +1283,7 @@ static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 			k->probing = probing - 1;
 			return true;
 		}
-		if (want && (u64)k->probe_acc * 2 >= (u64)k->probe_writes * 3) {
+		if (want && probe_paid(k, c->lim.max_depth)) {
 			k->wprobe_backoff = 0;
 			probe_deeper(c, k->probe_acc);
 			return true;

@@ -282,6 +282,28 @@ static void test_ctl_write_probe_pays(void)
 }
 
 /*
+ * A device whose rate stops growing at 40 in flight: the try from 31 to 61
+ * completes 1.3x the writes, less than the 1.5x that half of the added
+ * depth would give, and the step goes back to 31.
+ */
+static void test_ctl_write_probe_stops_where_gain_ends(void)
+{
+	static const int want[] = { 0, -1, -1, -2, -2, -1, -1, -1 };
+	struct fx f;
+	unsigned int i, d;
+
+	DO(setup_write_probe(&f, true));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		d = f.c.lim.max_depth < 40 ? f.c.lim.max_depth : 40;
+		feed_window(&f, 0, 0, d * 10);
+		CHECKF(f.c.lim.scale_step == want[i],
+		       "window %u: step %d, want %d", i, f.c.lim.scale_step,
+		       want[i]);
+	}
+	CHECK_EQ(f.c.lim.max_depth, 31);
+}
+
+/*
  * A disk that serves one request at a time completes as many writes at any
  * depth: each try lasts two windows, and the next waits 4, 8, .. windows.
  */
@@ -701,6 +723,7 @@ static const struct test tests[] = {
 	T(ctl_writes_only_stay_neutral),
 	T(ctl_writes_only_back_to_neutral),
 	T(ctl_write_probe_pays),
+	T(ctl_write_probe_stops_where_gain_ends),
 	T(ctl_write_probe_backs_off),
 	T(ctl_write_probe_load_ends),
 	T(ctl_write_probe_protects),
