@@ -515,8 +515,7 @@ static int hold(struct wtc_core *c, enum wtc_queue q, const struct wtc_io *io,
 	WTC_WRITE_ONCE(c->acct.ctr_queued[queue_counter[q]],
 		       c->acct.ctr_queued[queue_counter[q]] + 1);
 	c->stats.throttled[q]++;
-	if (queue_counter[q] == WTC_C_WB)
-		c->ctl.wb_waited = true;	/* for write_probe() */
+	c->ctl.waited |= 1u << q;	/* for write_probe() */
 	if (mode & WTC_IO_SLEEP) {
 		c->stats.slept++;
 		return WTC_WAIT;
@@ -1217,10 +1216,13 @@ static bool stale_miss(const struct wtc_core *c, const struct wtc_now *now,
  */
 static bool probe_protects(const struct wtc_core *c, const struct wtc_now *now)
 {
+	unsigned int gated = 1u << WTC_Q_NORMAL | 1u << WTC_Q_BG;
+
 	if (close_io(c, now) || read_in_flight(c))
 		return true;
 	return close_sync(c, now) &&
-	       (c->acct.queued[WTC_Q_NORMAL] || c->acct.queued[WTC_Q_BG]);
+	       ((c->ctl.waited & gated) || c->acct.queued[WTC_Q_NORMAL] ||
+		c->acct.queued[WTC_Q_BG]);
 }
 
 /* Windows a probe of more depth lasts, and that it is measured against. */
@@ -1274,8 +1276,9 @@ static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 {
 	struct wtc_control *k = &c->ctl;
 	unsigned int writes = k->win.nr_write;
+	unsigned int wb = 1u << WTC_Q_SYNC | 1u << WTC_Q_NORMAL | 1u << WTC_Q_BG;
 	bool want = c->dev.nonrot && !probe_protects(c, now) &&
-		    (k->wb_waited || c->acct.ctr_queued[WTC_C_WB]);
+		    ((k->waited & wb) || c->acct.ctr_queued[WTC_C_WB]);
 
 	if (probing) {
 		k->probe_acc += writes;
@@ -1405,7 +1408,7 @@ bool wtc_window(struct wtc_core *c, const struct wtc_now *now)
 	if (wtc_scaling(c))
 		act(c, r->verdict, now, r->metric_ns);
 	memset(&c->ctl.win, 0, sizeof(c->ctl.win));
-	c->ctl.wb_waited = false;
+	c->ctl.waited = 0;
 	window_length(c);
 	return c->lim.scale_step || busy;
 }
@@ -1438,7 +1441,7 @@ static void reset_step(struct wtc_core *c)
 	c->ctl.unknown_cnt = 0;
 	c->ctl.raised = false;
 	c->ctl.probing = 0;
-	c->ctl.wb_waited = false;
+	c->ctl.waited = 0;
 	c->ctl.wprobe_backoff = 0;
 	c->ctl.wprobe_wait = 0;
 	c->ctl.wprobe_prev = 0;

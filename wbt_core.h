@@ -378,7 +378,7 @@ struct wtc_control {
 	unsigned int probe_writes;	/* writes of the windows before it */
 	unsigned int probe_acc;		/* writes of its windows so far */
 	unsigned int probe_depth;	/* max_depth before it */
-	bool wb_waited;			/* a writeback write waited this window */
+	unsigned int waited;		/* 1 << queue: a write waited this window */
 	unsigned int wprobe_backoff;	/* windows to wait after a miss */
 	unsigned int wprobe_wait;	/* windows left to wait */
 	unsigned int wprobe_prev;	/* writes of the last window, 0: none */
