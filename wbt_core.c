@@ -1267,9 +1267,11 @@ static bool probe_paid(const struct wtc_control *k, unsigned int depth)
  * if they completed more writes than the two before, by at least half of
  * the depth added (probe_paid()); else step back and wait 4, 8, .. 64
  * windows before the next try.
- * A try needs two such windows in a row. Not on a rotational disk, and not
- * while someone needs protecting (probe_protects()): then a step below 0
- * creeps back as before. False if the step is not its business.
+ * A try needs two such windows in a row; meanwhile the step holds, down to
+ * the deepest a try found to pay. Not on a rotational disk, and not while
+ * someone needs protecting (probe_protects()): then, as a step deeper than
+ * the tries found (from fast reads), a step below 0 creeps back as before.
+ * False if the step is not its business.
  */
 static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 			unsigned int probing)
@@ -1288,6 +1290,7 @@ static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 		}
 		if (want && probe_paid(k, c->lim.max_depth)) {
 			k->wprobe_backoff = 0;
+			k->wprobe_ok = c->lim.scale_step;
 			probe_deeper(c, k->probe_acc);
 			return true;
 		}
@@ -1299,7 +1302,8 @@ static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 		k->wprobe_wait = k->wprobe_backoff;
 		return true;
 	}
-	if (!want) {
+	if (!want || c->lim.scale_step < k->wprobe_ok) {
+		/* a step below what tries found (fast reads): creep back */
 		k->wprobe_prev = 0;
 		return false;
 	}
@@ -1445,6 +1449,7 @@ static void reset_step(struct wtc_core *c)
 	c->ctl.wprobe_backoff = 0;
 	c->ctl.wprobe_wait = 0;
 	c->ctl.wprobe_prev = 0;
+	c->ctl.wprobe_ok = 0;
 	c->ctl.down_ns = 0;
 	window_length(c);
 }

@@ -382,6 +382,7 @@ struct wtc_control {
 	unsigned int wprobe_backoff;	/* windows to wait after a miss */
 	unsigned int wprobe_wait;	/* windows left to wait */
 	unsigned int wprobe_prev;	/* writes of the last window, 0: none */
+	int wprobe_ok;			/* deepest step a try found to pay */
 };
 
 /*

@@ -371,6 +371,28 @@ static void test_ctl_write_probe_protects(void)
 	CHECK_EQ(f.c.lim.scale_step, -3);
 }
 
+/*
+ * Fast reads took the step below 0; then writes alone wait for slots on a
+ * disk where depth buys nothing: no try found that step, so it creeps back
+ * one per window, as without tries.
+ */
+static void test_ctl_write_probe_creeps_from_reads(void)
+{
+	struct fx f;
+	int i, s;
+
+	DO(setup_write_probe(&f, true));
+	for (i = 0; i < 40; i++)
+		feed_window(&f, 20, MS / 10, 10);
+	s = f.c.lim.scale_step;
+	CHECK(s <= -2);
+	f.now.ns += WTC_CLOSE_IO_NSEC;		/* the reads are over */
+	for (i = 1; i <= -s; i++) {
+		feed_window(&f, 0, 0, 160);
+		CHECK_EQ(f.c.lim.scale_step, s + i);
+	}
+}
+
 /* A rotational disk is not probed: writes alone stay at step 0. */
 static void test_ctl_write_probe_not_rotational(void)
 {
@@ -727,6 +749,7 @@ static const struct test tests[] = {
 	T(ctl_write_probe_backs_off),
 	T(ctl_write_probe_load_ends),
 	T(ctl_write_probe_protects),
+	T(ctl_write_probe_creeps_from_reads),
 	T(ctl_write_probe_not_rotational),
 	T(ctl_stuck_read_exceeds),
 	T(ctl_fixed_depth_does_not_scale),

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Writes alone go deeper than step 0 only where depth buys writes. On the
+# disk model as a network volume (every request 4 ms outside the head, in
+# parallel; 128 tags) random buffered writeback, no read at all, takes the
+# step below 0 and more than step 0's writes in flight. On the model as a
+# disk that serves one request at a time (2 ms each), the same load tries
+# one step deeper and comes back: never two steps, and at step 0 at the end.
+# vm-timeout: 300
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-wbt.sh"
+trap diskmodel_cleanup EXIT
+
+# min_step NAME SECS: the lowest step seen in status over SECS seconds.
+min_step() {
+	local end=$((SECONDS + $2)) min=1000 s
+	while [ $SECONDS -lt $end ]; do
+		s=$(st "$1" step)
+		[ "$s" -lt "$min" ] && min=$s
+		sleep 0.1
+	done
+	echo "$min"
+}
+
+# rwriter NAME: random 4 KiB buffered writes into NAME for up to 300 s,
+# as a job (exec: killing the job kills fio). Its pages are scattered,
+# so writeback sends one small request per page.
+rwriter() {
+	exec fio --name=rw --filename="/dev/mapper/$1" --rw=randwrite --bs=4k \
+		--size=96M --invalidate=0 --time_based --runtime=300 >/dev/null
+}
+
+# model ARGS...: a fresh disk model (ssd: non-rotational, 128 tags) with
+# wbthrottle wp over it, self-tuned, the writer running.
+model() {
+	run insmod "$ko" profile=ssd size_mb=128 "$@"
+	wait_for 10 test -b /dev/wbtdm0 || die "no /dev/wbtdm0"
+	wbt_create wp /dev/wbtdm0
+	assert_eq "$(st wp scaling)/$(st wp step)/$(st wp normal)" 1/0/8 "self-tuned, step 0"
+	exec 9<>/dev/mapper/wp	# fio's close must not write back itself
+	rwriter wp &
+	writer=$!
+	wait_for 60 st_ge wp normal_throttled 1 || { st_log wp; die "no write waited"; }
+}
+
+unmodel() {
+	kill "$writer"
+	wait "$writer" 2>/dev/null || true
+	exec 9<&-
+	dm_remove wp
+	run rmmod wbt_diskmodel
+}
+
+diskmodel_ko
+vm_dirty $((2 << 20)) $((16 << 20))
+
+model flight_us=4000
+wait_for 60 step_le wp -2 || { st_log wp; die "writes alone did not go deeper where depth pays"; }
+st_log wp
+assert_ge "$(st wp normal_hwm)" 9 "more normal writes in flight than step 0's 8"
+unmodel
+
+model access_us=2000 seq_access_us=2000
+changes=$(st wp step_changes)
+low=$(min_step wp 8)
+st_log wp
+assert_ge "$(st wp step_changes)" $((changes + 2)) "writes alone tried more depth and came back"
+assert_ge "$low" -1 "one try at a time, never two steps deeper"
+wait_for 30 step_ge wp 0 || { st_log wp; die "the try did not come back to step 0"; }
+unmodel
