@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Who keeps writeback shallow, end to end. (1) Windows of writes alone (no
-# read sample) do not deepen past step 0, where upstream goes to 3/4 of
-# the queue depth and the next fsync waits for all of it; fast reads do
-# deepen it, and writes alone bring it back. (2) A dirtier sleeping in
+# read sample) do not hold a step below 0 on a disk where depth buys no
+# writes (null_blk completing at once: the CPU is the limit), where
+# upstream goes to 3/4 of the queue depth and the next fsync waits for all
+# of it: at most one step, to try (t-33 has a disk where it pays); fast
+# reads do deepen it, and writes alone bring it back. (2) A dirtier sleeping in
 # balance_dirty_pages() beside a reader does not lift writeback: the
 # background and normal writes in flight stay within `background`.
 # vm-timeout: 400
@@ -45,7 +47,7 @@ w0=$(st wf windows)
 low=$(min_step wf 10)
 st_log wf
 assert_ge "$(($(st wf windows) - w0))" 20 "windows ended while only writes went"
-assert_ge "$low" 0 "writes alone: no deeper than step 0"
+assert_ge "$low" -1 "writes alone: no deeper than one step, to try"
 
 # Reads outside the writers' range: a direct read of dirty pages would
 # write them back first, as sync writes. --invalidate=0: fio's default
