@@ -1227,6 +1227,12 @@ static bool probe_protects(const struct wtc_core *c, const struct wtc_now *now)
 
 /* Windows a probe of more depth lasts, and that it is measured against. */
 #define WTC_PROBE_WINDOWS 2
+/*
+ * Windows writes must have waited before the first try: a flood's first
+ * fsync, which comes before any protection, meets no try in its first
+ * second.
+ */
+#define WTC_PROBE_WARMUP 10
 
 /* Step deeper, and see whether it pays (write_probe()). */
 static void probe_deeper(struct wtc_core *c, unsigned int base)
@@ -1267,8 +1273,8 @@ static bool probe_paid(const struct wtc_control *k, unsigned int depth)
  * if they completed more writes than the two before, by at least half of
  * the depth added (probe_paid()); else step back and wait 4, 8, .. 64
  * windows before the next try.
- * A try needs two such windows in a row; meanwhile the step holds, down to
- * the deepest a try found to pay. Not on a rotational disk, and not while
+ * The first try needs WTC_PROBE_WARMUP such windows in a row; meanwhile
+ * the step holds, down to the deepest a try found to pay. Not on a rotational disk, and not while
  * someone needs protecting (probe_protects()): then, as a step deeper than
  * the tries found (from fast reads), a step below 0 creeps back as before.
  * False if the step is not its business.
@@ -1305,13 +1311,16 @@ static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 	if (!want || c->lim.scale_step < k->wprobe_ok) {
 		/* a step below what tries found (fast reads): creep back */
 		k->wprobe_prev = 0;
+		k->wprobe_run = 0;
 		return false;
 	}
-	if (k->wprobe_wait || !k->wprobe_prev) {
-		/* hold the step meanwhile; the first window of two */
+	if (k->wprobe_run < WTC_PROBE_WARMUP)
+		k->wprobe_run++;
+	if (k->wprobe_wait || k->wprobe_run < WTC_PROBE_WARMUP) {
+		/* hold the step meanwhile */
 		if (k->wprobe_wait)
 			k->wprobe_wait--;
-		k->wprobe_prev = writes ? writes : 1;
+		k->wprobe_prev = writes;
 		return true;
 	}
 	probe_deeper(c, k->wprobe_prev + writes);
@@ -1326,8 +1335,10 @@ static void act(struct wtc_core *c, enum wtc_lat verdict,
 
 	c->ctl.raised = false;
 	c->ctl.probing = 0;
-	if (verdict != WTC_LAT_UNKNOWN_WRITES)
+	if (verdict != WTC_LAT_UNKNOWN_WRITES) {
 		c->ctl.wprobe_prev = 0;
+		c->ctl.wprobe_run = 0;
+	}
 	switch (verdict) {
 	case WTC_LAT_EXCEEDED:
 		c->stats.exceeded++;
@@ -1450,6 +1461,7 @@ static void reset_step(struct wtc_core *c)
 	c->ctl.wprobe_wait = 0;
 	c->ctl.wprobe_prev = 0;
 	c->ctl.wprobe_ok = 0;
+	c->ctl.wprobe_run = 0;
 	c->ctl.down_ns = 0;
 	window_length(c);
 }

@@ -381,7 +381,8 @@ struct wtc_control {
 	unsigned int waited;		/* 1 << queue: a write waited this window */
 	unsigned int wprobe_backoff;	/* windows to wait after a miss */
 	unsigned int wprobe_wait;	/* windows left to wait */
-	unsigned int wprobe_prev;	/* writes of the last window, 0: none */
+	unsigned int wprobe_prev;	/* writes of the last window */
+	unsigned int wprobe_run;	/* windows in a row writes waited */
 	int wprobe_ok;			/* deepest step a try found to pay */
 };
 

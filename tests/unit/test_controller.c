@@ -259,8 +259,9 @@ static void setup_write_probe(struct fx *f, bool nonrot)
 
 /*
  * A device whose latency is outside its queue (a network volume): writes
- * per window grow with the depth. Writes alone then step deeper, window by
- * window, up to upstream's cap of 3/4 of the queue depth, and stay there.
+ * per window grow with the depth. Writes alone that waited for ten windows
+ * then step deeper, two windows a step, up to upstream's cap of 3/4 of the
+ * queue depth, and stay there.
  */
 static void test_ctl_write_probe_pays(void)
 {
@@ -268,9 +269,9 @@ static void test_ctl_write_probe_pays(void)
 	int i;
 
 	DO(setup_write_probe(&f, true));
-	for (i = 0; i < 6; i++) {	/* two windows before, two per try */
+	for (i = 0; i < 14; i++) {	/* ten windows first, two per try */
 		feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
-		CHECK_EQ(f.c.lim.scale_step, -(i + 1) / 2);
+		CHECK_EQ(f.c.lim.scale_step, i < 9 ? 0 : -(i - 7) / 2);
 	}
 	CHECK_EQ(f.c.lim.max_depth, 96);
 	for (i = 0; i < 10; i++)
@@ -288,7 +289,9 @@ static void test_ctl_write_probe_pays(void)
  */
 static void test_ctl_write_probe_stops_where_gain_ends(void)
 {
-	static const int want[] = { 0, -1, -1, -2, -2, -1, -1, -1 };
+	static const int want[] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -2, -2, -1, -1, -1,
+	};
 	struct fx f;
 	unsigned int i, d;
 
@@ -305,12 +308,14 @@ static void test_ctl_write_probe_stops_where_gain_ends(void)
 
 /*
  * A disk that serves one request at a time completes as many writes at any
- * depth: each try lasts two windows, and the next waits 4, 8, .. windows.
+ * depth: the first try comes after ten windows of waiting writes, each try
+ * lasts two windows, and the next waits 4, 8, .. windows.
  */
 static void test_ctl_write_probe_backs_off(void)
 {
 	static const int want[] = {
-		0, -1, -1, 0, 0, 0, 0, 0,		/* try, back, wait 4 */
+		0, 0, 0, 0, 0, 0, 0, 0, 0,		/* ten windows first */
+		-1, -1, 0, 0, 0, 0, 0,			/* try, back, wait 4 */
 		-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* again, wait 8 */
 		-1, -1, 0,
 	};
@@ -336,8 +341,8 @@ static void test_ctl_write_probe_load_ends(void)
 	int i;
 
 	DO(setup_write_probe(&f, true));
-	feed_window(&f, 0, 0, 160);
-	feed_window(&f, 0, 0, 160);
+	for (i = 0; i < 10; i++)
+		feed_window(&f, 0, 0, 160);
 	CHECK_EQ(f.c.lim.scale_step, -1);
 	CHECK(dispatch(&f, NULL) != WTC_HOLD);	/* the held write goes */
 	CHECK_EQ(f.c.acct.ctr_queued[WTC_C_WB], 0);
@@ -359,14 +364,14 @@ static void test_ctl_write_probe_protects(void)
 
 	DO(setup_write_probe(&f, true));
 	CHECK(go(map(&f, WTC_K_SYNC)));		/* an fsync's write */
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 14; i++)
 		feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
 	CHECK_EQ(f.c.lim.scale_step, 0);
 
 	DO(setup_ctl(&f, "2000"));
 	map_n(&f, WTC_K_SYNC, limit(&f, WTC_Q_SYNC) + 1);
 	CHECK_EQ(f.c.acct.ctr_queued[WTC_C_WB], 1);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 14; i++)
 		feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
 	CHECK_EQ(f.c.lim.scale_step, -3);
 }
