@@ -41,10 +41,19 @@ kmsg_mark() {
 }
 
 # kmsg_bad: bad kernel lines since the mark (since boot if there is none),
-# each with the 25 lines after it.
+# each with the 25 lines after it. During an fstests test that owns the
+# kernel log (listed in $VM_OUT/kmsg-own by tests/fstests/guest-run.sh: it
+# expects the filesystem's corruption reports), a bare "Call Trace:" and
+# the filesystem's own messages ("XFS (dm-1): WARNING: ...") are not; a
+# hung task, oops, BUG or WARN_ON splat is.
 kmsg_bad() {
-	dmesg | awk -v m="$mark" -v bad="$bad" '
+	local own=
+
+	[ -r "$VM_OUT/kmsg-own" ] && own=$(cat "$VM_OUT/kmsg-own")
+	dmesg | awk -v m="$mark" -v bad="$bad" -v own=" $own " '
 		!on { on = 1; if (m != "") { on = index($0, m); next } }
+		/run fstests [^ ]+ at / { for (i = 1; i < NF; i++) if ($i == "fstests") t = $(i + 1) }
+		/Call Trace:|\] (XFS|EXT4-fs) \(/ && t != "" && index(own, " " t " ") && !ctx { next }
 		$0 ~ bad { ctx = 26 }
 		ctx > 0 && n < 80 { print; ctx--; n++ }'
 }
