@@ -1234,8 +1234,11 @@ static bool probe_protects(const struct wtc_core *c, const struct wtc_now *now)
  */
 #define WTC_PROBE_WARMUP 10
 
-/* Step deeper, and see whether it pays (write_probe()). */
-static void probe_deeper(struct wtc_core *c, unsigned int base)
+/*
+ * Step deeper, and see whether it pays (write_probe()); base writes were
+ * completed in base_ns.
+ */
+static void probe_deeper(struct wtc_core *c, unsigned int base, u64 base_ns)
 {
 	unsigned int from = c->lim.max_depth;
 
@@ -1244,21 +1247,29 @@ static void probe_deeper(struct wtc_core *c, unsigned int base)
 		return;		/* at the cap: stay */
 	c->ctl.probing = WTC_PROBE_WINDOWS;
 	c->ctl.probe_writes = base;
+	c->ctl.probe_ns = base_ns;
 	c->ctl.probe_acc = 0;
+	c->ctl.probe_acc_ns = 0;
 	c->ctl.probe_depth = from;
 }
 
 /*
  * Did the try pay: did at least half of the depth it added turn into
- * writes completed? Twice the depth must complete 1.5x the writes (each
- * write then takes at most a third longer); the last step, capped at 3/4
- * of the queue depth, adds less and needs less.
+ * writes completed per second? Twice the depth must complete 1.5x the
+ * writes (each write then takes at most a third longer); the last step,
+ * capped at 3/4 of the queue depth, adds less and needs less. Per second,
+ * not per window: a window's timer may fire late on a busy machine.
+ * In microseconds, so that the products fit: writes and depth < 2^20,
+ * windows shorter than an hour.
  */
 static bool probe_paid(const struct wtc_control *k, unsigned int depth)
 {
 	u64 from = k->probe_depth;
+	u64 base_us = k->probe_ns / 1000 + 1;
+	u64 acc_us = k->probe_acc_ns / 1000 + 1;
 
-	return 2 * (u64)k->probe_acc * from >= (u64)k->probe_writes * (from + depth);
+	return 2 * (u64)k->probe_acc * from * base_us >=
+	       (u64)k->probe_writes * (from + depth) * acc_us;
 }
 
 /*
@@ -1290,6 +1301,7 @@ static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 
 	if (probing) {
 		k->probe_acc += writes;
+		k->probe_acc_ns += k->win_ns;
 		if (want && probing > 1) {
 			k->probing = probing - 1;
 			return true;
@@ -1297,7 +1309,7 @@ static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 		if (want && probe_paid(k, c->lim.max_depth)) {
 			k->wprobe_backoff = 0;
 			k->wprobe_ok = c->lim.scale_step;
-			probe_deeper(c, k->probe_acc);
+			probe_deeper(c, k->probe_acc, k->probe_acc_ns);
 			return true;
 		}
 		scale_down(c, false);
@@ -1321,9 +1333,10 @@ static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 		if (k->wprobe_wait)
 			k->wprobe_wait--;
 		k->wprobe_prev = writes;
+		k->wprobe_prev_ns = k->win_ns;
 		return true;
 	}
-	probe_deeper(c, k->wprobe_prev + writes);
+	probe_deeper(c, k->wprobe_prev + writes, k->wprobe_prev_ns + k->win_ns);
 	return true;
 }
 
@@ -1420,6 +1433,10 @@ bool wtc_window(struct wtc_core *c, const struct wtc_now *now)
 	r->metric_ns = c->cfg.lat_pct ? window_pct(w, c->cfg.lat_pct) : r->min_ns;
 	r->verdict = lat_verdict(c, now, r->metric_ns);
 	c->stats.windows++;
+	/* How long the window really was (its timer may fire late). */
+	c->ctl.win_ns = c->ctl.win_end_ns && now->ns > c->ctl.win_end_ns ?
+			now->ns - c->ctl.win_end_ns : c->ctl.cur_win_ns;
+	c->ctl.win_end_ns = now->ns;
 	if (wtc_scaling(c))
 		act(c, r->verdict, now, r->metric_ns);
 	memset(&c->ctl.win, 0, sizeof(c->ctl.win));

@@ -376,12 +376,17 @@ struct wtc_control {
 	bool raised;			/* the last window raised the depth */
 	unsigned int probing;		/* windows left of a try of more depth */
 	unsigned int probe_writes;	/* writes of the windows before it */
+	u64 probe_ns;			/* ... in this long */
 	unsigned int probe_acc;		/* writes of its windows so far */
+	u64 probe_acc_ns;		/* ... in this long */
 	unsigned int probe_depth;	/* max_depth before it */
 	unsigned int waited;		/* 1 << queue: a write waited this window */
 	unsigned int wprobe_backoff;	/* windows to wait after a miss */
 	unsigned int wprobe_wait;	/* windows left to wait */
 	unsigned int wprobe_prev;	/* writes of the last window */
+	u64 wprobe_prev_ns;		/* ... in this long */
+	u64 win_end_ns;			/* when the last window ended, 0: none */
+	u64 win_ns;			/* how long the window judged lasted */
 	unsigned int wprobe_run;	/* windows in a row writes waited */
 	int wprobe_ok;			/* deepest step a try found to pay */
 };

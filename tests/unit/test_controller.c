@@ -307,6 +307,29 @@ static void test_ctl_write_probe_stops_where_gain_ends(void)
 }
 
 /*
+ * The window timer fired late while writes waited at step 0 (windows of
+ * 200 ms, twice the writes each): the try is judged on writes per second,
+ * and twice the depth doubling them pays.
+ */
+static void test_ctl_write_probe_late_timer(void)
+{
+	struct fx f;
+	int i;
+
+	DO(setup_write_probe(&f, true));
+	for (i = 0; i < 9; i++) {
+		f.now.ns += 100 * MS;			/* late */
+		feed_window(&f, 0, 0, f.c.lim.max_depth * 20);
+	}
+	CHECK_EQ(f.c.lim.scale_step, 0);
+	feed_window(&f, 0, 0, f.c.lim.max_depth * 10);	/* the try starts */
+	CHECK_EQ(f.c.lim.scale_step, -1);
+	feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
+	feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
+	CHECK_EQ(f.c.lim.scale_step, -2);		/* it paid */
+}
+
+/*
  * A disk that serves one request at a time completes as many writes at any
  * depth: the first try comes after ten windows of waiting writes, each try
  * lasts two windows, and the next waits 4, 8, .. windows.
@@ -751,6 +774,7 @@ static const struct test tests[] = {
 	T(ctl_writes_only_back_to_neutral),
 	T(ctl_write_probe_pays),
 	T(ctl_write_probe_stops_where_gain_ends),
+	T(ctl_write_probe_late_timer),
 	T(ctl_write_probe_backs_off),
 	T(ctl_write_probe_load_ends),
 	T(ctl_write_probe_protects),
