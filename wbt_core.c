@@ -1296,17 +1296,18 @@ static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 	struct wtc_control *k = &c->ctl;
 	unsigned int writes = k->win.nr_write;
 	unsigned int wb = 1u << WTC_Q_SYNC | 1u << WTC_Q_NORMAL | 1u << WTC_Q_BG;
-	bool want = c->dev.nonrot && !probe_protects(c, now) &&
-		    ((k->waited & wb) || c->acct.ctr_queued[WTC_C_WB]);
+	bool may = c->dev.nonrot && !probe_protects(c, now);
+	bool want = may && ((k->waited & wb) || c->acct.ctr_queued[WTC_C_WB]);
 
 	if (probing) {
+		/* With more depth the writes may no longer wait: judge the rate. */
 		k->probe_acc += writes;
 		k->probe_acc_ns += k->win_ns;
-		if (want && probing > 1) {
+		if (may && probing > 1) {
 			k->probing = probing - 1;
 			return true;
 		}
-		if (want && probe_paid(k, c->lim.max_depth)) {
+		if (may && probe_paid(k, c->lim.max_depth)) {
 			k->wprobe_backoff = 0;
 			k->wprobe_ok = c->lim.scale_step;
 			probe_deeper(c, k->probe_acc, k->probe_acc_ns);

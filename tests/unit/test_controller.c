@@ -355,8 +355,9 @@ static void test_ctl_write_probe_backs_off(void)
 }
 
 /*
- * The writers stop waiting during a try (the load ends, or fits): the try
- * fails, the step goes back, and without writes that wait it stays there.
+ * The writer ends during a try: fewer writes per second, the try fails and
+ * the step goes back; writes that never wait for a slot try nothing. (A
+ * load that fits the deeper step and runs faster is a try that paid.)
  */
 static void test_ctl_write_probe_load_ends(void)
 {
@@ -369,9 +370,10 @@ static void test_ctl_write_probe_load_ends(void)
 	CHECK_EQ(f.c.lim.scale_step, -1);
 	CHECK(dispatch(&f, NULL) != WTC_HOLD);	/* the held write goes */
 	CHECK_EQ(f.c.acct.ctr_queued[WTC_C_WB], 0);
-	feed_window(&f, 0, 0, 1000);		/* more writes, none waited */
+	feed_window(&f, 0, 0, 20);		/* the writer is done */
+	feed_window(&f, 0, 0, 20);
 	CHECK_EQ(f.c.lim.scale_step, 0);
-	for (i = 0; i < 70; i++)
+	for (i = 0; i < 70; i++)		/* writes that never wait */
 		feed_window(&f, 0, 0, 1000);
 	CHECK_EQ(f.c.lim.scale_step, 0);
 }
