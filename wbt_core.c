@@ -1281,13 +1281,15 @@ static bool probe_paid(const struct wtc_control *k, unsigned int depth)
  * many channels) completes more writes with more in flight: there depth
  * is bandwidth, and what is in flight drains in about one request's time.
  * So step deeper for two windows; keep that step, and try the next, only
- * if they completed more writes than the two before, by at least half of
- * the depth added (probe_paid()); else step back and wait 4, 8, .. 64
- * windows before the next try.
- * The first try needs WTC_PROBE_WARMUP such windows in a row; meanwhile
- * the step holds, down to the deepest a try found to pay. Not on a rotational disk, and not while
- * someone needs protecting (probe_protects()): then, as a step deeper than
- * the tries found (from fast reads), a step below 0 creeps back as before.
+ * if they completed more writes per second than the two before, by at
+ * least half of the depth added (probe_paid()); else step back and wait
+ * 4, 8, .. 64 windows before the next try. The first try needs
+ * WTC_PROBE_WARMUP such windows in a row. A step the tries found holds
+ * while writes come, waiting or not (at that depth they may all fit);
+ * when they stop, the step drifts back (WTC_LAT_UNKNOWN). Not on a
+ * rotational disk, and not while someone needs protecting
+ * (probe_protects()): then, as from a step deeper than the tries found
+ * (fast reads took it there), a step below 0 creeps back as before.
  * False if the step is not its business.
  */
 static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
@@ -1321,11 +1323,17 @@ static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 		k->wprobe_wait = k->wprobe_backoff;
 		return true;
 	}
-	if (!want || c->lim.scale_step < k->wprobe_ok) {
-		/* a step below what tries found (fast reads): creep back */
+	if (!may || c->lim.scale_step < k->wprobe_ok) {
+		/* protecting, or below what tries found (fast reads): creep */
 		k->wprobe_prev = 0;
 		k->wprobe_run = 0;
 		return false;
+	}
+	if (!want) {
+		/* writes that fit: hold what tries found; when they stop, drift */
+		k->wprobe_prev = 0;
+		k->wprobe_run = 0;
+		return c->lim.scale_step < 0;
 	}
 	if (k->wprobe_run < WTC_PROBE_WARMUP)
 		k->wprobe_run++;
