@@ -1285,8 +1285,9 @@ static bool probe_paid(const struct wtc_control *k, unsigned int depth)
  * least half of the depth added (probe_paid()); else step back and wait
  * 4, 8, .. 64 windows before the next try. The first try needs
  * WTC_PROBE_WARMUP such windows in a row. A step the tries found holds
- * while writes come, waiting or not (at that depth they may all fit);
- * when they stop, the step drifts back (WTC_LAT_UNKNOWN). Not on a
+ * while writes come, waiting or not (at that depth they may all fit), for
+ * 64 windows, then goes one back to be found again; when the writes stop,
+ * the step drifts back (WTC_LAT_UNKNOWN). Not on a
  * rotational disk, and not while someone needs protecting
  * (probe_protects()): then, as from a step deeper than the tries found
  * (fast reads took it there), a step below 0 creeps back as before.
@@ -1312,6 +1313,7 @@ static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 		if (may && probe_paid(k, c->lim.max_depth)) {
 			k->wprobe_backoff = 0;
 			k->wprobe_ok = c->lim.scale_step;
+			k->wprobe_hold = 0;
 			probe_deeper(c, k->probe_acc, k->probe_acc_ns);
 			return true;
 		}
@@ -1329,8 +1331,20 @@ static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 		k->wprobe_run = 0;
 		return false;
 	}
+	/*
+	 * What tries found holds, but not for ever: a try may have paid by
+	 * chance, or the device changed. After 64 windows, one step back;
+	 * if the writes wait there and depth pays, a try finds it again.
+	 */
+	if (c->lim.scale_step < 0 && ++k->wprobe_hold >= WTC_PROBE_BACKOFF_MAX) {
+		k->wprobe_hold = 0;
+		k->wprobe_prev = 0;
+		scale_down(c, false);
+		k->wprobe_ok = c->lim.scale_step;
+		return true;
+	}
 	if (!want) {
-		/* writes that fit: hold what tries found; when they stop, drift */
+		/* writes that fit: hold (when they stop, the step drifts) */
 		k->wprobe_prev = 0;
 		k->wprobe_run = 0;
 		return c->lim.scale_step < 0;
@@ -1488,6 +1502,7 @@ static void reset_step(struct wtc_core *c)
 	c->ctl.wprobe_prev = 0;
 	c->ctl.wprobe_ok = 0;
 	c->ctl.wprobe_run = 0;
+	c->ctl.wprobe_hold = 0;
 	c->ctl.down_ns = 0;
 	window_length(c);
 }

@@ -389,6 +389,7 @@ struct wtc_control {
 	u64 win_ns;			/* how long the window judged lasted */
 	unsigned int wprobe_run;	/* windows in a row writes waited */
 	int wprobe_ok;			/* deepest step a try found to pay */
+	unsigned int wprobe_hold;	/* windows since it found a step */
 };
 
 /*

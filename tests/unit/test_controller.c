@@ -278,9 +278,12 @@ static void test_ctl_write_probe_pays(void)
 		feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
 	CHECK_EQ(f.c.lim.max_depth, 96);
 	CHECK(dispatch(&f, NULL) != WTC_HOLD);	/* at 96 the writes fit */
-	for (i = 0; i < 10; i++)
+	for (i = 0; i < 45; i++)
 		feed_window(&f, 0, 0, 500);
 	CHECK_EQ(f.c.lim.max_depth, 96);	/* held while they come */
+	for (i = 0; i < 15; i++)
+		feed_window(&f, 0, 0, 500);
+	CHECK_EQ(f.c.lim.max_depth, 61);	/* 64 windows: found again */
 	feed_window(&f, 20, 10 * MS, 10);	/* reads miss: back to 0 */
 	CHECK_EQ(f.c.lim.scale_step, 0);
 	CHECK_EQ(f.c.lim.max_depth, 16);
