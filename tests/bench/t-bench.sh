@@ -195,36 +195,42 @@ sampler() {
 # writers DIR: BENCH_WRITERS buffered dd's, each writing its own file of
 # BENCH_WRITER_MB MB, then syncfs; times go to DIR/writers.txt.
 writers() {
-	local dir=$1 i pids=() t0 t1 t2
+	local dir=$1 i pids=() t0
 	t0=$EPOCHREALTIME
 	for i in $(seq "$BENCH_WRITERS"); do
 		dd if=/dev/zero of="$MNT/w$i" bs=1M count="$BENCH_WRITER_MB" status=none &
 		pids+=($!)
 	done
 	wait "${pids[@]}"
+	synced "$dir" "$t0" "$BENCH_WRITERS" "$BENCH_WRITER_MB"
+}
+
+# synced DIR T0 WRITERS MB: the writers that started at T0 are done
+# writing; syncfs, and record the times in DIR/writers.txt.
+synced() {
+	local t1 t2
 	t1=$EPOCHREALTIME
 	sync -f "$MNT"
 	t2=$EPOCHREALTIME
 	{
-		echo "start=$t0"
+		echo "start=$2"
 		echo "dd_done=$t1"
 		echo "sync_done=$t2"
-		echo "writers=$BENCH_WRITERS"
-		echo "writer_mb=$BENCH_WRITER_MB"
-		awk -v a="$t0" -v b="$t1" -v c="$t2" \
+		echo "writers=$3"
+		echo "writer_mb=$4"
+		awk -v a="$2" -v b="$t1" -v c="$t2" \
 			'BEGIN { printf "dd_s=%.3f\nwall_s=%.3f\n", b - a, c - a }'
-	} >"$dir/writers.txt"
+	} >"$1/writers.txt"
 }
 
 # rwriters DIR: random buffered writers: 4 fio jobs, each overwriting
 # BENCH_RWRITE_MB in 4 KiB blocks at random in its own file of 4 x that
 # (written beforehand), then syncfs. Writeback then issues
 # small scattered writes, whose rate on a device with latency outside the
-# head (flight_us) grows with the writes in flight. Times in the format of
-# writers().
+# head (flight_us) grows with the writes in flight.
 RWRITERS=4
 rwriters() {
-	local dir=$1 t0 t1 t2
+	local dir=$1 t0
 	t0=$EPOCHREALTIME
 	# shellcheck disable=SC2016 # $jobnum is fio's, not the shell's
 	run fio --name=rw --directory="$MNT" --filename_format='rw.$jobnum' \
@@ -232,18 +238,7 @@ rwriters() {
 		--io_size="${BENCH_RWRITE_MB}M" --numjobs=$RWRITERS \
 		--ioengine=psync --randrepeat=0 --output="$dir/rwriters.txt" ||
 		die "fio failed: $(cat "$dir/rwriters.txt")"
-	t1=$EPOCHREALTIME
-	sync -f "$MNT"
-	t2=$EPOCHREALTIME
-	{
-		echo "start=$t0"
-		echo "dd_done=$t1"
-		echo "sync_done=$t2"
-		echo "writers=$RWRITERS"
-		echo "writer_mb=$BENCH_RWRITE_MB"
-		awk -v a="$t0" -v b="$t1" -v c="$t2" \
-			'BEGIN { printf "dd_s=%.3f\nwall_s=%.3f\n", b - a, c - a }'
-	} >"$dir/writers.txt"
+	synced "$dir" "$t0" $RWRITERS "$BENCH_RWRITE_MB"
 }
 
 # The load's processes start when $GO exists: fio and the commit log set
