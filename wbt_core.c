@@ -1253,23 +1253,29 @@ static void probe_deeper(struct wtc_core *c, unsigned int base, u64 base_ns)
 	c->ctl.probe_depth = from;
 }
 
+/* At most 2^bits, so that probe_paid()'s products fit in 64 bits. */
+static u64 clamp_bits(u64 v, unsigned int bits)
+{
+	return v < (1ULL << bits) ? v : (1ULL << bits);
+}
+
 /*
  * Did the try pay: did at least half of the depth it added turn into
  * writes completed per second? Twice the depth must complete 1.5x the
  * writes (each write then takes at most a third longer); the last step,
  * capped at 3/4 of the queue depth, adds less and needs less. Per second,
  * not per window: a window's timer may fire late on a busy machine.
- * In microseconds, so that the products fit: writes and depth < 2^20,
- * windows shorter than an hour.
+ * Writes up to 2^20, depth up to 2^17 (WTC_MAX_DEPTH, twice), times in
+ * microseconds up to 2^24 (16 s): 2^62 at most.
  */
 static bool probe_paid(const struct wtc_control *k, unsigned int depth)
 {
 	u64 from = k->probe_depth;
-	u64 base_us = k->probe_ns / 1000 + 1;
-	u64 acc_us = k->probe_acc_ns / 1000 + 1;
+	u64 base_us = clamp_bits(k->probe_ns / 1000 + 1, 24);
+	u64 acc_us = clamp_bits(k->probe_acc_ns / 1000 + 1, 24);
 
-	return 2 * (u64)k->probe_acc * from * base_us >=
-	       (u64)k->probe_writes * (from + depth) * acc_us;
+	return clamp_bits(k->probe_acc, 20) * from * base_us * 2 >=
+	       clamp_bits(k->probe_writes, 20) * (from + depth) * acc_us;
 }
 
 /*
