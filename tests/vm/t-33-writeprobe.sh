@@ -8,6 +8,9 @@
 # model as a
 # disk that serves one request at a time (2 ms each), the same load tries
 # one step deeper and comes back: never two steps, and at step 0 at the end.
+# On a fast null_blk, fast reads beside a trickle of direct writes deepen
+# the step (upstream's rule); writes alone then bring it back, since no
+# try found that depth.
 # vm-timeout: 300
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-wbt.sh"
@@ -84,3 +87,23 @@ assert_ge "$(st wp step_changes)" $((changes + 2)) "writes alone tried more dept
 assert_ge "$low" -1 "one try at a time, never two steps deeper"
 wait_for 30 step_ge wp 0 || { st_log wp; die "the try did not come back to step 0"; }
 unmodel
+
+dev=$(lower_dev nullb 512 hw_queue_depth=128)
+wbt_create wf "$dev"
+# Direct writes are sampled but never held: nothing waits, nothing is tried.
+fio --name=w --filename=/dev/mapper/wf --rw=randwrite --bs=4k --direct=1 \
+	--rate_iops=100 --offset=0 --size=64M --time_based --runtime=300 >/dev/null &
+dwriter=$!
+fio --name=r --filename=/dev/mapper/wf --rw=randread --bs=4k --direct=1 \
+	--ioengine=libaio --iodepth=4 --offset=256M --size=64M --time_based \
+	--runtime=300 >/dev/null &
+reader=$!
+wait_for 60 step_le wf -1 || { st_log wf; die "fast reads did not deepen the step"; }
+st_log wf
+kill "$reader"
+wait "$reader" 2>/dev/null || true
+wait_for 60 step_ge wf 0 || { st_log wf; die "writes alone kept a step the reads found"; }
+st_log wf
+kill "$dwriter"
+wait "$dwriter" 2>/dev/null || true
+dm_remove wf
