@@ -1293,11 +1293,13 @@ static bool probe_paid(const struct wtc_control *k, unsigned int depth)
  * WTC_PROBE_WARMUP such windows in a row. A step the tries found holds
  * while writes come, waiting or not (at that depth they may all fit), for
  * 64 windows, then goes one back to be found again; when the writes stop,
- * the step drifts back (WTC_LAT_UNKNOWN). Not on a
- * rotational disk, and not while someone needs protecting
- * (probe_protects()): then, as from a step deeper than the tries found
- * (fast reads took it there), a step below 0 creeps back as before.
- * False if the step is not its business.
+ * the step drifts back (WTC_LAT_UNKNOWN). Not while someone needs
+ * protecting (probe_protects()): then, as from a step deeper than the
+ * tries found (fast reads took it there), a step below 0 creeps back as
+ * before. Rotational disks are tried too: the flag says little about
+ * depth (sd calls every disk rotational unless it reports a rotation rate
+ * of 1, so a virtio-scsi or iSCSI volume often is), and a one-head disk
+ * fails its tries, which back off. False if the step is not its business.
  */
 static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 			unsigned int probing)
@@ -1305,7 +1307,7 @@ static bool write_probe(struct wtc_core *c, const struct wtc_now *now,
 	struct wtc_control *k = &c->ctl;
 	unsigned int writes = k->win.nr_write;
 	unsigned int wb = 1u << WTC_Q_SYNC | 1u << WTC_Q_NORMAL | 1u << WTC_Q_BG;
-	bool may = c->dev.nonrot && !probe_protects(c, now);
+	bool may = !probe_protects(c, now);
 	bool want = may && ((k->waited & wb) || c->acct.ctr_queued[WTC_C_WB]);
 
 	if (probing) {

@@ -430,16 +430,27 @@ static void test_ctl_write_probe_creeps_from_reads(void)
 	}
 }
 
-/* A rotational disk is not probed: writes alone stay at step 0. */
-static void test_ctl_write_probe_not_rotational(void)
+/*
+ * A rotational disk is tried like any other: a network volume may call
+ * itself rotational, and depth pays there (the step goes below 0); a disk
+ * with one head completes as many writes at any depth, and the try comes
+ * back.
+ */
+static void test_ctl_write_probe_rotational(void)
 {
 	struct fx f;
 	int i;
 
 	DO(setup_write_probe(&f, false));
-	for (i = 0; i < 20; i++)
+	for (i = 0; i < 12; i++)
 		feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
+	CHECK_EQ(f.c.lim.scale_step, -2);
+
+	DO(setup_write_probe(&f, false));
+	for (i = 0; i < 12; i++)
+		feed_window(&f, 0, 0, 160);
 	CHECK_EQ(f.c.lim.scale_step, 0);
+	CHECK_EQ(f.c.lim.max_depth, 16);
 }
 
 static void test_ctl_stuck_read_exceeds(void)
@@ -788,7 +799,7 @@ static const struct test tests[] = {
 	T(ctl_write_probe_load_ends),
 	T(ctl_write_probe_protects),
 	T(ctl_write_probe_creeps_from_reads),
-	T(ctl_write_probe_not_rotational),
+	T(ctl_write_probe_rotational),
 	T(ctl_stuck_read_exceeds),
 	T(ctl_fixed_depth_does_not_scale),
 	T(ctl_lat_off),

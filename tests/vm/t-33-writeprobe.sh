@@ -4,13 +4,13 @@
 # disk model as a network volume (every request 50 ms outside the head, in
 # parallel; 128 tags: 16 in flight make 320 writes a second, 31 make 620,
 # both well within what the emulated guest can send) random buffered
-# writeback, no read at all, takes the step below 0 and keeps it. On the
-# model as a
-# disk that serves one request at a time (2 ms each), the same load tries
-# one step deeper and comes back: never two steps, and at step 0 at the end.
-# On a fast null_blk, fast reads beside a trickle of direct writes deepen
-# the step (upstream's rule); writes alone then bring it back, since no
-# try found that depth.
+# writeback, no read at all, takes the step below 0 and keeps it, whether
+# the volume calls itself rotational or not (many do). On the model as a
+# rotational disk that serves one request at a time (2 ms each), the same
+# load tries one step deeper and comes back: never two steps, and at step
+# 0 at the end. On a fast null_blk, fast reads beside a trickle of direct
+# writes deepen the step (upstream's rule); writes alone then bring it
+# back, since no try found that depth.
 # vm-timeout: 300
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-wbt.sh"
@@ -38,8 +38,8 @@ rwriter() {
 		--runtime=300 >/dev/null
 }
 
-# model ARGS...: a fresh disk model (ssd: non-rotational, 128 tags) with
-# wbthrottle wp over it, self-tuned, the writer running.
+# model ARGS...: a fresh disk model (ssd: 128 tags, non-rotational unless
+# ARGS say) with wbthrottle wp over it, self-tuned, the writer running.
 model() {
 	run insmod "$ko" profile=ssd size_mb=128 "$@"
 	wait_for 10 test -b /dev/wbtdm0 || die "no /dev/wbtdm0"
@@ -68,18 +68,21 @@ unmodel() {
 diskmodel_ko
 vm_dirty $((2 << 20)) $((16 << 20))
 
-model flight_us=50000
-wait_for 60 step_le wp -1 || { st_log wp; die "writes alone did not go deeper where depth pays"; }
-# A try that did not pay is back at 0 two windows (0.2 s) later.
-sleep 2
-st_log wp
-assert_le "$(st wp step)" -1 "writes alone kept the deeper step"
-# Step 0 lets 16 writes go at most (a dirtier waiting lifts to max).
-assert_ge "$(($(st wp bg_hwm) + $(st wp normal_hwm)))" 17 \
-	"more writeback in flight than step 0 lets go"
-unmodel
+for rot in 0 1; do
+	model flight_us=50000 rotational=$rot
+	wait_for 60 step_le wp -1 ||
+		{ st_log wp; die "writes alone did not go deeper where depth pays (rotational=$rot)"; }
+	# A try that did not pay is back at 0 two windows (0.2 s) later.
+	sleep 2
+	st_log wp
+	assert_le "$(st wp step)" -1 "writes alone kept the deeper step (rotational=$rot)"
+	# Step 0 lets 16 writes go at most (a dirtier waiting lifts to max).
+	assert_ge "$(($(st wp bg_hwm) + $(st wp normal_hwm)))" 17 \
+		"more writeback in flight than step 0 lets go (rotational=$rot)"
+	unmodel
+done
 
-model access_us=2000 seq_access_us=2000
+model access_us=2000 seq_access_us=2000 rotational=1
 changes=$(st wp step_changes)
 low=$(min_step wp 8)
 st_log wp
