@@ -234,12 +234,12 @@ static void test_release_bg_keeps_own_limit(void)
 	struct fx f;
 
 	DO(setup(&f, 32, false));
-	CHECK_EQ(map_n(&f, WTC_K_SYNC, 5), 5);
+	CHECK_EQ(map_n(&f, WTC_K_NORMAL, 5), 5);
 	CHECK_EQ(map_n(&f, WTC_K_BG, 1), 0);
 	CHECK_EQ(dispatch(&f, NULL), -1);
-	CHECK(done(&f, WTC_K_SYNC));		/* 4 of normal 8: open */
+	CHECK(done(&f, WTC_K_NORMAL));		/* 4 of normal 8: open */
 	CHECK_EQ(dispatch(&f, NULL), -1);	/* but bg allows < 4 */
-	CHECK(done(&f, WTC_K_SYNC));
+	CHECK(done(&f, WTC_K_NORMAL));
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_BG);
 	CHECK_EQ(f.c.acct.inflight[WTC_C_WB], 4);
 }
@@ -277,6 +277,8 @@ static void test_release_wc_drain_sync_no_starve(void)
 	for (i = 0; i < 3; i++)
 		CHECK(!done(&f, WTC_K_BG));
 	CHECK(done(&f, WTC_K_BG));		/* bg drained, sync still out */
+	CHECK_EQ(dispatch(&f, NULL), -1);	/* 2 in flight, half is 2 */
+	CHECK(done(&f, WTC_K_SYNC));		/* 1 sync still out */
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_BG);
 	CHECK_EQ(f.c.acct.queued[WTC_Q_BG], 0);
 }
@@ -794,9 +796,9 @@ static void test_flush_holds_writeback(void)
 	CHECK_EQ(dispatch(&f, NULL), -1);	/* but the flush runs */
 	CHECK(wtc_flush_done(&f.c));		/* now they may */
 	CHECK_EQ(dispatch(&f, NULL), WTC_Q_NORMAL);
-	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 2);	/* half: the sync write */
 	CHECK(!wtc_flush_done(&f.c));		/* no underflow */
-	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 2);
 }
 
 /* Two flushes in flight: writeback waits for both. */

@@ -314,20 +314,22 @@ static void test_limit_dirty_wait_near_sync(void)
 	DO(setup(&f, 32, false));
 	f.now.dirty_wait = true;
 	CHECK(go(map(&f, WTC_K_SYNC)));
-	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
-	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 2);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 2);
 	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
 	CHECK_EQ(limit(&f, WTC_Q_RECLAIM), 16);
 	done(&f, WTC_K_SYNC);
 	f.now.ns += 2999 * MS;			/* still recent */
-	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 2);
 	f.now.ns += 1 * MS;			/* 3 s: the lift is whole */
 	CHECK_EQ(limit(&f, WTC_Q_BG), 16);
 }
 
 /*
- * Without a waiting dirtier, a sync write protects as a read does: normal
- * writes (ext4's writeback) get the background limit for 3 s.
+ * Without a waiting dirtier, a sync write holds normal and background
+ * writeback to half of the background limit for 3 s: the fsync waits for
+ * what is queued ahead of it on the disk. A read alone gives normal writes
+ * the background limit; together with a sync write, the half still holds.
  */
 static void test_limit_normal_near_sync(void)
 {
@@ -336,14 +338,31 @@ static void test_limit_normal_near_sync(void)
 	DO(setup(&f, 32, false));
 	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
 	CHECK(go(map(&f, WTC_K_SYNC)));
-	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
-	CHECK_EQ(limit(&f, WTC_Q_BG), 4);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 2);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 2);
 	CHECK_EQ(limit(&f, WTC_Q_SYNC), 16);
+	CHECK_EQ(limit(&f, WTC_Q_RECLAIM), 16);
 	done(&f, WTC_K_SYNC);
 	f.now.ns += 2999 * MS;
-	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);
+	CHECK(go(map(&f, WTC_K_READ)));
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 2);
 	f.now.ns += 1 * MS;
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 4);	/* the read alone */
+	f.now.ns += 99 * MS;
 	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 8);
+}
+
+/* The half never reaches 0: at depth 2 background is 1, and so is the half. */
+static void test_limit_near_sync_small_depth(void)
+{
+	struct fx f;
+
+	DO(setup_opts(&f, 32, false, "depth", "2", NULL));
+	CHECK(go(map(&f, WTC_K_SYNC)));
+	done(&f, WTC_K_SYNC);
+	CHECK_EQ(limit(&f, WTC_Q_BG), 1);
+	CHECK_EQ(limit(&f, WTC_Q_NORMAL), 1);
+	CHECK_EQ(map_n(&f, WTC_K_BG, 2), 1);
 }
 
 static void test_limit_discard_background(void)
@@ -497,6 +516,7 @@ static const struct test tests[] = {
 	T(limit_slow_read_protects),
 	T(limit_dirty_wait_near_sync),
 	T(limit_normal_near_sync),
+	T(limit_near_sync_small_depth),
 	T(limit_discard_background),
 	T(limit_disabled),
 	T(limit_not_holding),
