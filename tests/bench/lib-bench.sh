@@ -30,7 +30,11 @@
 #   WBT_OPTS     wbthrottle table options ("key value ..."; default none)
 #   DIRTY_BG_MB, DIRTY_MB  vm.dirty_background_bytes / vm.dirty_bytes in
 #                MB (empty: keep the kernel's ratios)
-#   VM_TIMEOUT   whole-VM timeout, seconds
+#   RUNS         runs of each scenario x variant cell (default 1); run r > 1
+#                of scenario S is raw/S~r/, the runs of all cells taking
+#                turns (run 1 of every cell, then run 2 ...), and the report
+#                adds medians over the runs
+#   VM_TIMEOUT   whole-VM timeout, seconds (multiplied by RUNS)
 
 bench_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bench_repo=$(cd "$bench_here/../.." && pwd)
@@ -61,7 +65,7 @@ bench_conf() {
 	local v
 	for v in PROFILE MODEL_ARGS VARIANTS SCENARIOS WRITERS WRITER_MB \
 		RFILE_MB SEQFILE_MB RWRITE_MB ALONE_S MAX_RUN WBT_OPTS DIRTY_BG_MB \
-		DIRTY_MB; do
+		DIRTY_MB RUNS; do
 		v=BENCH_$v
 		printf '%s=%q\n' "$v" "${!v}"
 	done
@@ -95,12 +99,16 @@ bench_main() {
 	local v
 	for v in PROFILE MODEL_ARGS VARIANTS SCENARIOS WRITERS WRITER_MB \
 		RFILE_MB SEQFILE_MB RWRITE_MB ALONE_S MAX_RUN WBT_OPTS DIRTY_BG_MB \
-		DIRTY_MB; do
+		DIRTY_MB RUNS; do
 		# An environment variable of the same name wins, even if empty.
 		if [ -n "${!v+set}" ]; then
 			printf -v "BENCH_$v" '%s' "${!v}"
 		fi
 	done
+	: "${BENCH_RUNS:=1}"
+	case $BENCH_RUNS in
+	'' | *[!0-9]* | 0) echo "bench: RUNS must be a number of runs, 1 or more" >&2; return 2 ;;
+	esac
 	local suffix=
 	[ "$BENCH_MODE" = demo ] && suffix=-demo
 	out=${OUT:-$bench_repo/build/bench/$kver-$(date +%Y%m%d-%H%M%S)$suffix}
@@ -123,7 +131,7 @@ bench_main() {
 
 	echo "host_load_before=$(cut -d' ' -f1-3 /proc/loadavg)" >"$out/host-load.txt"
 	bash "$bench_repo/tests/vm/run.sh" -k "$kver" -o "$out" \
-		-t "${VM_TIMEOUT:-$BENCH_VM_TIMEOUT}" "$bench_here/t-bench.sh" &
+		-t $((${VM_TIMEOUT:-$BENCH_VM_TIMEOUT} * BENCH_RUNS)) "$bench_here/t-bench.sh" &
 	runpid=$!
 	# Progress: the guest's run headers, from the test's transcript; the
 	# tail ends with run.sh.

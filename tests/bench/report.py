@@ -280,6 +280,67 @@ def targets(runs_by_sc):
     return "\n".join(out)
 
 
+def run_name(sc, r):
+    """The raw directory of run r of scenario sc."""
+    return sc if r == 1 else "%s~%d" % (sc, r)
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2.0
+
+
+def held_max_ms(r):
+    m = re.search(r"held_max_ns=(\d+)", r.status)
+    return int(m.group(1)) / 1e6 if m else None
+
+
+def spread(xs, unit):
+    """'median (min-max)' of the runs that have the figure."""
+    if not xs:
+        return "-", None
+    m = median(xs)
+    return "%s (%s-%s)" % (fmt_num(m, unit), fmt_num(min(xs)), fmt_num(max(xs), unit)), m
+
+
+def medians(base_scen, nruns, runs_by_sc):
+    """Per scenario and variant: the median over the runs of the figure the
+    workload is judged on (p99 of the reader or of fsync; the writers' MB/s
+    alone), the writers' wall time, and the largest held_max; ratios are
+    of medians."""
+    out = ["| scenario | variant | runs | p99 or MB/s, median (min-max) | ÷ blk-wbt | ÷ none "
+           "| writers' wall, median (min-max) | ÷ none | held_max, largest |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for sc in base_scen:
+        wl = scenario_parts(sc)[1]
+        key, unit = ("wmbs", "") if wl in ("writers", "rwriters") else ("p99", " ms")
+        per_v = {}
+        for r in range(1, nruns + 1):
+            for v, run in runs_by_sc.get(run_name(sc, r), {}).items():
+                per_v.setdefault(v, []).append(run)
+        med = {}
+        rows = []
+        for v in sorted(per_v, key=variant_key):
+            rs = per_v[v]
+            k_txt, k_med = spread([x.m[key] for x in rs if x.m.get(key) is not None], unit)
+            w_txt, w_med = spread([x.m["wall"] for x in rs if x.m.get("wall") is not None], " s")
+            med[v] = (k_med, w_med)
+            held = [h for h in (held_max_ms(x) for x in rs) if h is not None]
+            rows.append((v, len(rs), k_txt, w_txt, "%.0f ms" % max(held) if held else "-"))
+        for v, n, k_txt, w_txt, held in rows:
+            def rel(i, b):
+                a, c = med[v][i], med.get(b, (None, None))[i]
+                if v == b or a is None or not c:
+                    return "-"
+                # three places below 0.2: the fsync goal is 0.1× none's
+                return ("%.3f×" if a < 0.2 * c else "%.2f×") % (a / c)
+            out.append("| `%s` | %s | %d | %s | %s | %s | %s | %s | %s |"
+                       % (sc, v, n, k_txt, rel(0, "blk-wbt"), rel(0, "none"), w_txt,
+                          rel(1, "none"), held))
+    return "\n".join(out)
+
+
 def write_dat(path, rows):
     with open(path, "w") as f:
         for r in rows:
@@ -393,26 +454,35 @@ def main():
     conf = {k: " ".join(shlex.split(v)) for k, v in kv_file(os.path.join(top, "bench.conf")).items()}
     gnuplot = shutil.which("gnuplot")
 
-    scen = conf.get("BENCH_SCENARIOS", "").split()
-    scen = [s for s in scen if os.path.isdir(os.path.join(raw, s))]
+    nruns = int(conf.get("BENCH_RUNS") or 1)
+    base_scen = [s for s in conf.get("BENCH_SCENARIOS", "").split()
+                 if os.path.isdir(os.path.join(raw, s))]
+    # Every run's directory: run 1 of S is raw/S, run r raw/S~r.
+    scen = [run_name(s, r) for r in range(1, nruns + 1) for s in base_scen
+            if os.path.isdir(os.path.join(raw, run_name(s, r)))]
     md = []
     mode = host.get("mode", "bench")
     md.append("# dm-wbthrottle %s: %s, %s" % (mode, guest.get("kernel", "?"), host.get("date", "?")))
     md.append("")
-    md.append("Measured under QEMU TCG (software emulation), one run per cell; compare the "
+    md.append("Measured under QEMU TCG (software emulation), %s; compare the "
               "variants with each other, not the absolute times with real hardware. "
-              "In parentheses: the ratio to `none`.")
+              "In parentheses: the ratio to `none`."
+              % ("one run per cell" if nruns == 1 else
+                 "%d runs per cell, taking turns (run 1 of every cell, then run 2 ...); "
+                 "medians over the runs at the end" % nruns))
     md.append("")
     runs_by_sc = {}
     statuses = []
     for sc in scen:
-        fs, wl, model = scenario_parts(sc)
+        fs, wl, model = scenario_parts(sc.split("~")[0])
         scdir = os.path.join(raw, sc)
         runs = {v: Run(os.path.join(scdir, v), wl) for v in variants_of(scdir)}
         runs_by_sc[sc] = runs
         title = "%s on %s" % (WORKLOAD_TITLE.get(wl, wl), fs.upper() if fs == "xfs" else fs)
         if model:
             title += ", disk model with %s" % model
+        if nruns > 1:
+            title += ", run %s" % (sc.split("~")[1] if "~" in sc else "1")
         md.append("## %s (`%s`)" % (title, sc))
         md.append("")
         md.append(table(wl, runs))
@@ -432,6 +502,11 @@ def main():
                   "A missed target is in bold.")
         md.append("")
         md.append(t)
+        md.append("")
+    if nruns > 1:
+        md.append("## Medians over %d runs" % nruns)
+        md.append("")
+        md.append(medians(base_scen, nruns, runs_by_sc))
         md.append("")
     if statuses:
         md.append("## `dmsetup status` of wbthrottle at the end of each run")

@@ -405,18 +405,20 @@ scenario_wl() {
 	esac
 }
 
-# one_run SCENARIO VARIANT
+# one_run SCENARIO VARIANT RUN: the results in raw/SCENARIO/ (run 1) or
+# raw/SCENARIO~RUN/.
 one_run() {
-	local sc=$1 v=$2 fs wl dir work spid t0 i params=()
+	local sc=$1 v=$2 fs wl dir work spid t0 i params=() name=$1
 	fs=$(scenario_fs "$sc")
 	wl=$(scenario_wl "$sc")
 	case $sc in *@*) IFS=, read -r -a params <<<"${sc#*@}" ;; esac
-	dir=$RAW/$sc/$v
+	[ "$3" = 1 ] || name=$sc~$3
+	dir=$RAW/$name/$v
 	work=$TEST_TMP/run
 	rm -rf "$dir" "$work"
 	mkdir -p "$dir" "$work"
-	log "=== $sc / $v"
-	echo "$sc $v" >"$VM_OUT/bench-running"
+	log "=== $name / $v"
+	echo "$name $v" >"$VM_OUT/bench-running"
 	t0=$SECONDS
 
 	variant_up "$v" "${params[@]}"
@@ -436,6 +438,7 @@ one_run() {
 	sleep 1
 	{
 		echo "scenario=$sc"
+		echo "run=$3"
 		echo "variant=$v"
 		echo "fs=$fs"
 		echo "workload=$wl"
@@ -484,9 +487,11 @@ sysctl vm.dirty_background_ratio vm.dirty_ratio vm.dirty_background_bytes \
 	vm.dirty_bytes vm.dirty_expire_centisecs vm.dirty_writeback_centisecs \
 	| sed 's/ = /=/' >>"$RAW/guest.txt"
 
-for sc in $BENCH_SCENARIOS; do
-	for v in $BENCH_VARIANTS; do
-		one_run "$sc" "$v"
+for r in $(seq 1 "${BENCH_RUNS:-1}"); do
+	for sc in $BENCH_SCENARIOS; do
+		for v in $BENCH_VARIANTS; do
+			one_run "$sc" "$v" "$r"
+		done
 	done
 done
 rm -f "$VM_OUT/bench-running"
