@@ -199,7 +199,7 @@ static bool read_in_flight(const struct wtc_core *c)
  * close_io, or a read still in flight), or a task waiting for sync writes
  * (an fsync, a journal commit: it waits for the writeback ahead of it on
  * the disk). ext4 submits its writeback without REQ_BACKGROUND, so this is
- * what limits it to wb_background while an fsync waits.
+ * what limits it while an fsync waits (to sync_share(): wtc_limit()).
  */
 static bool protecting(const struct wtc_core *c, const struct wtc_now *now)
 {
@@ -233,9 +233,10 @@ static bool flush_hold(const struct wtc_core *c)
  * or a journal commit waits for the writeback queued ahead of its own
  * writes on the disk, and for the ordered data it flushes first; every
  * slot the flood keeps is disk time between the waiter and its commit.
- * Measured (bench README, "synchalf"): fsync p99 at or below half of
- * blk-wbt's in 15 of 16 cells over two boots per kernel against 7 of 16
- * with wb_background; writers pay up to 10 % on a disk without cache.
+ * Measured (tests/bench/README.md, "Half the background limit while an
+ * fsync is around"): fsync p99 at or below half of blk-wbt's in 15 of 16
+ * cells over two boots per kernel, against 7 of 16 with wb_background;
+ * writers up to 10 % slower on a disk without cache.
  */
 static unsigned int sync_share(const struct wtc_core *c)
 {
