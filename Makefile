@@ -42,7 +42,8 @@ DKMS_SRC ?= /usr/src
 .PHONY: all module clean deps dist-files install uninstall install-dkms uninstall-dkms \
 	tools tools-test initramfs-check version-check deb deb-check unit fuzz style lint \
 	kbuild-all diskmodel-all dkms-check vm-test check demo bench bench-pushback bench-cpu \
-	fstests fstests-deps fstests-quick fstests-quick-batch fstests-selftest
+	fstests fstests-deps fstests-quick fstests-quick-batch fstests-selftest \
+	bench-selftest
 
 all: module
 
@@ -167,6 +168,9 @@ FSTESTS_ARGS = -f "$(FSTESTS_FS)" $(foreach k,$(KVERS),-k $(k)) \
 fstests-selftest:
 	python3 tests/fstests/selftest.py
 
+bench-selftest:
+	python3 tests/bench/selftest.py
+
 fstests-deps: deps
 	sh tests/fstests/install-deps.sh
 
@@ -193,6 +197,7 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) tools-test
 	$(MAKE) fstests-selftest
+	$(MAKE) bench-selftest
 	$(MAKE) initramfs-check
 	$(MAKE) fuzz
 	$(MAKE) kbuild-all

@@ -16,6 +16,7 @@ import os
 import re
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -285,12 +286,6 @@ def run_name(sc, r):
     return sc if r == 1 else "%s~%d" % (sc, r)
 
 
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2.0
-
-
 def held_max_ms(r):
     m = re.search(r"held_max_ns=(\d+)", r.status)
     return int(m.group(1)) / 1e6 if m else None
@@ -300,7 +295,7 @@ def spread(xs, unit):
     """'median (min-max)' of the runs that have the figure."""
     if not xs:
         return "-", None
-    m = median(xs)
+    m = statistics.median(xs)
     return "%s (%s-%s)" % (fmt_num(m, unit), fmt_num(min(xs)), fmt_num(max(xs), unit)), m
 
 
