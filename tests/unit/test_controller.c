@@ -259,9 +259,10 @@ static void setup_write_probe(struct fx *f, bool nonrot)
 
 /*
  * A device whose latency is outside its queue (a network volume): writes
- * per window grow with the depth. Writes alone that waited for ten windows
- * then step deeper, two windows a step, up to upstream's cap of 3/4 of the
- * queue depth, and stay there.
+ * per window grow with the depth, and the 8 in flight drain in 5 ms (160
+ * a window). Writes alone that waited for two windows then step deeper,
+ * two windows a step, up to upstream's cap of 3/4 of the queue depth, and
+ * stay there.
  */
 static void test_ctl_write_probe_pays(void)
 {
@@ -269,9 +270,10 @@ static void test_ctl_write_probe_pays(void)
 	int i;
 
 	DO(setup_write_probe(&f, true));
-	for (i = 0; i < 14; i++) {	/* ten windows first, two per try */
+	for (i = 0; i < 14; i++) {	/* two windows first, two per try */
 		feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
-		CHECK_EQ(f.c.lim.scale_step, i < 9 ? 0 : -(i - 7) / 2);
+		CHECK_EQ(f.c.lim.scale_step, i < 1 ? 0 :
+			 i < 5 ? -(i + 1) / 2 : -3);
 	}
 	CHECK_EQ(f.c.lim.max_depth, 96);
 	for (i = 0; i < 10; i++)
@@ -297,7 +299,7 @@ static void test_ctl_write_probe_pays(void)
 static void test_ctl_write_probe_stops_where_gain_ends(void)
 {
 	static const int want[] = {
-		0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -2, -2, -1, -1, -1,
+		0, -1, -1, -2, -2, -1, -1, -1, -1, -1,
 	};
 	struct fx f;
 	unsigned int i, d;
@@ -314,22 +316,20 @@ static void test_ctl_write_probe_stops_where_gain_ends(void)
 }
 
 /*
- * The window timer fired late while writes waited at step 0 (windows of
- * 200 ms, twice the writes each): the try is judged on writes per second,
- * and twice the depth doubling them pays.
+ * The window timer fired late while writes waited at step 0 (a window of
+ * 200 ms, twice the writes): the try is judged on writes per second, and
+ * twice the depth doubling them pays (per window it would not: 240 a
+ * window before, 310 at the try).
  */
 static void test_ctl_write_probe_late_timer(void)
 {
 	struct fx f;
-	int i;
 
 	DO(setup_write_probe(&f, true));
-	for (i = 0; i < 9; i++) {
-		f.now.ns += 100 * MS;			/* late */
-		feed_window(&f, 0, 0, f.c.lim.max_depth * 20);
-	}
+	feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
 	CHECK_EQ(f.c.lim.scale_step, 0);
-	feed_window(&f, 0, 0, f.c.lim.max_depth * 10);	/* the try starts */
+	f.now.ns += 100 * MS;			/* late; the try starts */
+	feed_window(&f, 0, 0, f.c.lim.max_depth * 20);
 	CHECK_EQ(f.c.lim.scale_step, -1);
 	feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
 	feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
@@ -338,8 +338,10 @@ static void test_ctl_write_probe_late_timer(void)
 
 /*
  * A disk that serves one request at a time completes as many writes at any
- * depth: the first try comes after ten windows of waiting writes, each try
- * lasts two windows, and the next waits 4, 8, .. windows.
+ * depth, here 4 a window as the model's hdd: the 8 in flight take 200 ms
+ * to drain, so the first try comes after ten windows of waiting writes (a
+ * flood's first fsync meets none); each try lasts two windows, and the
+ * next waits 4, 8, .. windows.
  */
 static void test_ctl_write_probe_backs_off(void)
 {
@@ -354,10 +356,30 @@ static void test_ctl_write_probe_backs_off(void)
 
 	DO(setup_write_probe(&f, true));
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		feed_window(&f, 0, 0, 160);
+		feed_window(&f, 0, 0, 4);
 		CHECKF(f.c.lim.scale_step == want[i],
 		       "window %u: step %d, want %d", i, f.c.lim.scale_step,
 		       want[i]);
+	}
+}
+
+/*
+ * A write cache under the delay policy acknowledges at once: whatever the
+ * rate, the queue is the cache, not the writes in flight. The first try
+ * waits ten windows there, as on a slow disk.
+ */
+static void test_ctl_write_probe_paced_cache_warms_up(void)
+{
+	struct fx f;
+	int i;
+
+	DO(setup_paced_ctl(&f));
+	wtc_set_device(&f.c, 128, true, 0, false);
+	map_n(&f, WTC_K_NORMAL, limit(&f, WTC_Q_NORMAL) + 1);
+	CHECK_EQ(f.c.acct.ctr_queued[WTC_C_WB], 1);
+	for (i = 0; i < 10; i++) {
+		feed_window(&f, 0, 0, 160);
+		CHECK_EQ(f.c.lim.scale_step, i < 9 ? 0 : -1);
 	}
 }
 
@@ -442,13 +464,13 @@ static void test_ctl_write_probe_rotational(void)
 	int i;
 
 	DO(setup_write_probe(&f, false));
-	for (i = 0; i < 12; i++)
+	for (i = 0; i < 4; i++)
 		feed_window(&f, 0, 0, f.c.lim.max_depth * 10);
 	CHECK_EQ(f.c.lim.scale_step, -2);
 
 	DO(setup_write_probe(&f, false));
 	for (i = 0; i < 12; i++)
-		feed_window(&f, 0, 0, 160);
+		feed_window(&f, 0, 0, 4);
 	CHECK_EQ(f.c.lim.scale_step, 0);
 	CHECK_EQ(f.c.lim.max_depth, 16);
 }
@@ -796,6 +818,7 @@ static const struct test tests[] = {
 	T(ctl_write_probe_stops_where_gain_ends),
 	T(ctl_write_probe_late_timer),
 	T(ctl_write_probe_backs_off),
+	T(ctl_write_probe_paced_cache_warms_up),
 	T(ctl_write_probe_load_ends),
 	T(ctl_write_probe_protects),
 	T(ctl_write_probe_creeps_from_reads),
