@@ -106,6 +106,12 @@ static unsigned int calc_step_depth(struct wtc_core *c)
 	return depth;
 }
 
+/* A volatile write cache under the delay policy: the pace, not depth. */
+static bool paced_cache(const struct wtc_core *c)
+{
+	return c->dev.wc && wtc_wc_policy(c) == WTC_WC_DELAY;
+}
+
 void wtc_update_limits(struct wtc_core *c)
 {
 	u64 max;
@@ -134,8 +140,7 @@ void wtc_update_limits(struct wtc_core *c)
 	 * clock: the pace then measures one gap from a stamp up to a tick
 	 * old.
 	 */
-	WTC_WRITE_ONCE(c->lim.fine_clock,
-		       c->dev.wc && wtc_wc_policy(c) == WTC_WC_DELAY);
+	WTC_WRITE_ONCE(c->lim.fine_clock, paced_cache(c));
 	/* New limits: let the dispatcher look again. */
 	c->acct.open[WTC_C_WB] = true;
 	c->acct.open[WTC_C_DISCARD] = true;
@@ -1177,7 +1182,7 @@ static bool scale_up(struct wtc_core *c)
 /* Past depth 1, a paced write cache can still slow down. */
 static bool paced_step_left(const struct wtc_core *c)
 {
-	return c->dev.wc && wtc_wc_policy(c) == WTC_WC_DELAY &&
+	return paced_cache(c) &&
 	       c->cfg.cache_delay_usec && c->lim.scale_step < WTC_MAX_PACE_STEP;
 }
 
@@ -1216,7 +1221,7 @@ static bool stale_miss(const struct wtc_core *c, const struct wtc_now *now,
 {
 	u64 since, age;
 
-	if (!c->ctl.down_ns || !c->dev.wc || wtc_wc_policy(c) != WTC_WC_DELAY)
+	if (!c->ctl.down_ns || !paced_cache(c))
 		return false;
 	since = elapsed(now, c->ctl.down_ns);
 	age = stuck_read_age(c, now);
@@ -1269,7 +1274,7 @@ static bool quick_drain(const struct wtc_core *c, unsigned int writes)
 {
 	u64 depth = c->acct.inflight[WTC_C_WB];
 
-	if (c->dev.wc && wtc_wc_policy(c) == WTC_WC_DELAY)
+	if (paced_cache(c))
 		return false;
 	return writes && depth * c->ctl.win_ns < writes * WTC_QUICK_DRAIN_NSEC;
 }
